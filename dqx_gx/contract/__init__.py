@@ -1,0 +1,30 @@
+"""Loading contracts: from a path, YAML text or mapping to validated :class:`Contract` objects."""
+
+from __future__ import annotations
+
+from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
+from dqx_gx.contract.native import load_native
+from dqx_gx.contract.odcs import load_odcs
+from dqx_gx.contract.source import read_document
+from dqx_gx.errors import ContractValidationError
+
+__all__ = ["Contract", "Property", "SlaLatency", "TextRule", "load_contracts"]
+
+
+def load_contracts(source: Source) -> list[Contract]:
+    """Load a contract in either format, telling them apart by their keys.
+
+    An ODCS document has ``apiVersion``/``kind``; a DQX native one has
+    ``dataset`` and ``columns``. Returns one Contract per ODCS ``schema[]``
+    object, or a one-element list for the native format.
+    """
+    document = read_document(source)
+    data = document.data
+    if "apiVersion" in data or "kind" in data:
+        return load_odcs(document)
+    if "dataset" in data or "columns" in data:
+        return [load_native(document)]
+    raise ContractValidationError(
+        f"{document.origin}: cannot tell the contract format: an ODCS contract has 'apiVersion' and "
+        "'kind: DataContract'; a DQX native contract has 'dataset' and 'columns'"
+    )

@@ -1,0 +1,157 @@
+"""JSON Schema validation: the official ODCS schema and the schemas this project owns.
+
+The ODCS schema is the one shipped in the ``open-data-contract-standard`` package
+(never a copy). Our own schemas live in the repository's ``schemas/`` folder and
+carry their human error messages in an ``x-message`` keyword next to the
+constraint, so the schema stays the single statement of what is valid.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft201909Validator, Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from jsonschema.protocols import Validator
+
+MAX_REPORTED = 8
+"""Problems listed in one error message; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One schema violation: where (a JSON path) and what."""
+
+    path: tuple[str | int, ...]
+    message: str
+    error: ValidationError
+
+    @property
+    def location(self) -> str:
+        return json_path(self.path)
+
+
+def json_path(path: Iterable[str | int]) -> str:
+    """``('schema', 0, 'quality', 1)`` → ``schema[0].quality[1]``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+@cache
+def odcs_validator() -> Validator:
+    """Validator for the ODCS JSON Schema shipped in ``open-data-contract-standard``."""
+    text = resources.files("open_data_contract_standard").joinpath("schema.json").read_text("utf-8")
+    schema = _guard_logical_type_conditionals(json.loads(text))
+    return Draft201909Validator(schema)
+
+
+def _guard_logical_type_conditionals(schema: dict[str, Any]) -> dict[str, Any]:
+    """Apply the upstream fix for bitol-io/open-data-contract-standard#322.
+
+    The 3.2.0 schema's per-logicalType ``if`` clauses lack ``required:
+    [logicalType]``, so a property with no logicalType matches every ``if`` and
+    is told "'map' is a required property". The fix merged upstream (PRs #324,
+    #328) adds the guard; the package on PyPI predates it.
+    """
+    schema = copy.deepcopy(schema)
+    for clause in schema["$defs"]["SchemaBaseProperty"].get("allOf", []):
+        condition = clause.get("if")
+        if not isinstance(condition, dict):
+            continue
+        branches = condition.get("anyOf", [condition])
+        for branch in branches:
+            if "logicalType" in branch.get("properties", {}):
+                required = branch.setdefault("required", [])
+                if "logicalType" not in required:
+                    required.append("logicalType")
+    return schema
+
+
+def schemas_dir() -> Path:
+    """Where this project's own JSON Schemas are: inside the wheel, or ``schemas/`` in a checkout."""
+    packaged = Path(__file__).resolve().parents[1] / "_schemas"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "schemas"
+
+
+@cache
+def own_validator(name: str) -> Validator:
+    """Validator for one of this project's schemas, e.g. ``dqx-implementation``."""
+    schema = json.loads((schemas_dir() / f"{name}.schema.json").read_text("utf-8"))
+    return Draft202012Validator(schema)
+
+
+def problems(validator: Validator, instance: Any) -> list[Problem]:
+    """All violations, most specific first within each location, sorted by location."""
+    found = [_most_specific(error) for error in validator.iter_errors(instance)]
+    unique: dict[tuple[tuple[str | int, ...], str], Problem] = {}
+    for problem in found:
+        unique.setdefault((problem.path, problem.message), problem)
+    return sorted(unique.values(), key=lambda p: (_sortable(p.path), p.message))
+
+
+def _sortable(path: Sequence[str | int]) -> tuple[tuple[int, str], ...]:
+    return tuple((0, f"{p:09d}") if isinstance(p, int) else (1, p) for p in path)
+
+
+def _most_specific(error: ValidationError) -> Problem:
+    """Descend into ``oneOf``/``anyOf`` failures to the sub-error that says something useful."""
+    chosen = error
+    while chosen.context:
+        deeper = _best_context(chosen)
+        if deeper is None:
+            break
+        chosen = deeper
+    message = chosen.schema.get("x-message") if isinstance(chosen.schema, dict) else None
+    text = _fill(message, chosen) if isinstance(message, str) else chosen.message
+    return Problem(tuple(chosen.absolute_path), text, chosen)
+
+
+class _Fields(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def _fill(template: str, error: ValidationError) -> str:
+    """Fill an ``x-message``: ``{value}`` is the offending value, ``{key}`` the last path
+    element, and any other ``{name}`` a string field of the offending mapping."""
+    fields = _Fields()
+    if isinstance(error.instance, dict):
+        fields.update({str(k): str(v) for k, v in error.instance.items() if isinstance(v, str)})
+    fields["value"] = _show(error.instance)
+    fields["key"] = repr(error.absolute_path[-1]) if error.absolute_path else "?"
+    return template.format_map(fields)
+
+
+def _best_context(error: ValidationError) -> ValidationError | None:
+    """The one sub-error worth showing, or None when the branches disagree (keep the summary)."""
+    relevant = [e for e in error.context or () if e.validator not in ("required", "oneOf", "anyOf")]
+    deepest = max((len(e.absolute_path) for e in relevant), default=-1)
+    if deepest <= len(error.absolute_path):
+        return None
+    candidates = [e for e in relevant if len(e.absolute_path) == deepest]
+    return candidates[0] if len({e.message for e in candidates}) == 1 else None
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def summarise(items: Sequence[str]) -> Iterator[str]:
+    """Bullet lines for at most ``MAX_REPORTED`` problems, then a count of the rest."""
+    for item in items[:MAX_REPORTED]:
+        yield f"  - {item}"
+    if len(items) > MAX_REPORTED:
+        yield f"  … and {len(items) - MAX_REPORTED} more"

@@ -1,0 +1,143 @@
+"""The Contract: one dataset's schema, rules and SLA, whatever format it was written in."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
+
+if TYPE_CHECKING:
+    import great_expectations as gx
+
+Source = str | os.PathLike[str] | Mapping[str, Any]
+"""A contract source: a path, YAML text, or an already parsed mapping."""
+
+
+def _frozen_map() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Property:
+    """A column (or nested field) as the contract declares it."""
+
+    name: str
+    column: str
+    """The name in the data: ``physicalName`` when given, else ``name``."""
+    logical_type: str | None = None
+    physical_type: str | None = None
+    required: bool = False
+    unique: bool = False
+    primary_key: bool = False
+    primary_key_position: int | None = None
+    partitioned: bool = False
+    partition_key_position: int | None = None
+    logical_type_options: Mapping[str, Any] = field(default_factory=_frozen_map)
+    items: Property | None = None
+    """The element of an array."""
+    properties: tuple[Property, ...] = ()
+    """The fields of an object."""
+    map_key: Property | None = None
+    map_value: Property | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class SlaLatency:
+    """The freshness the SLA promises: the newest ``timestamp_column`` value is at most this old."""
+
+    max_age_hours: float
+    timestamp_column: str
+    schedule: str | None = None
+    """The cron schedule it was derived from (native ``sla:`` block), if any."""
+    period_hours: float | None = None
+    lag_hours: float | None = None
+
+
+@dataclass(frozen=True)
+class TextRule:
+    """A ``type: text`` quality rule: documentation, never executed."""
+
+    id: str
+    name: str
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One dataset's contract: what ``Contract.from_odcs`` makes of each ``schema[]`` object.
+
+    ``rules`` holds every rule in contract order: quality rules, the checks
+    derived from the schema properties, and the SLA freshness check; rules that
+    cannot run are there too, as :class:`~dqx_gx.rules.rule.SkippedRule`.
+    """
+
+    name: str | None
+    version: str
+    dataset: str
+    format: Literal["odcs", "native"]
+    api_version: str | None = None
+    contract_id: str | None = None
+    status: str | None = None
+    description: str | None = None
+    owner: str | None = None
+    tags: tuple[str, ...] = ()
+    properties: tuple[Property, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    text_rules: tuple[TextRule, ...] = ()
+    sla_latency: SlaLatency | None = None
+    sla_metadata: Mapping[str, Any] = field(default_factory=_frozen_map)
+    metadata: Mapping[str, Any] = field(default_factory=_frozen_map)
+    lint_notes: tuple[str, ...] = ()
+    """Findings that are neither errors nor warnings (e.g. a non-portable operator placement)."""
+    origin: str = "<mapping>"
+
+    @property
+    def check_name(self) -> str:
+        """DQX's check name for this contract: ``Contract: {name or dataset}``."""
+        return f"Contract: {self.name or self.dataset}"
+
+    @property
+    def executable_rules(self) -> tuple[Rule, ...]:
+        return tuple(rule for rule in self.rules if not isinstance(rule, SkippedRule))
+
+    @property
+    def skipped_rules(self) -> tuple[SkippedRule, ...]:
+        return tuple(rule for rule in self.rules if isinstance(rule, SkippedRule))
+
+    @property
+    def metric_rules(self) -> tuple[MetricRule, ...]:
+        return tuple(rule for rule in self.rules if isinstance(rule, MetricRule))
+
+    def property(self, name: str) -> Property | None:
+        """The top-level property called ``name``, if declared."""
+        return next((p for p in self.properties if p.name == name), None)
+
+    @classmethod
+    def from_odcs(cls, source: Source) -> list[Contract]:
+        """Load an ODCS v3.0–v3.2 document: one Contract per ``schema[]`` object.
+
+        Raises :class:`~dqx_gx.errors.ContractValidationError` naming the field when
+        the document is invalid; emits :class:`~dqx_gx.errors.ContractWarning` for
+        every rule that cannot run and every deprecated form normalised.
+        """
+        from dqx_gx.contract.odcs import load_odcs
+
+        return load_odcs(source)
+
+    @classmethod
+    def from_yaml(cls, source: Source) -> Contract:
+        """Load a contract in DQX's native format (``name``/``dataset``/``columns``/``sla``)."""
+        from dqx_gx.contract.native import load_native
+
+        return load_native(source)
+
+    def to_expectation_suite(self) -> gx.ExpectationSuite:
+        """This contract as a GX ExpectationSuite (one expectation per executable rule)."""
+        from dqx_gx.expectations.suite import build_suite
+
+        return build_suite(self)

@@ -1,0 +1,293 @@
+"""Load contracts in DQX's native YAML format (the format of the DQX SLA spec and dqlib's ``Contract.from_yaml``).
+
+The document is validated against ``schemas/dqx-native-contract.schema.json``;
+then column references are checked as dqlib checks them, and columns, checks
+and the ``sla:`` block become the same rules an ODCS contract would give.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from dqx_gx.contract.jsonschemas import own_validator, problems, summarise
+from dqx_gx.contract.model import Contract, Property, Source
+from dqx_gx.contract.properties import checked_regex, schema_rules
+from dqx_gx.contract.sla import cron_latency, freshness_rule
+from dqx_gx.contract.source import Document, read_document
+from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scale
+from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
+from dqx_gx.rules.severity import parse_severity
+from dqx_gx.rules.threshold import Operator, parse_threshold
+
+_SIMPLE_TYPES = {
+    "int": "integer",
+    "float": "number",
+    "decimal": "number",
+    "bool": "boolean",
+    "string": "string",
+    "bytes": "binary",
+    "date": "date",
+    "time": "time",
+    "timestamp": "timestamp",
+}
+
+_VALIDATORS = {
+    "min": Operator.GREATER_OR_EQUAL,
+    "max": Operator.LESS_OR_EQUAL,
+    "equals": Operator.MUST_BE,
+    "between": Operator.BETWEEN,
+    "not_between": Operator.NOT_BETWEEN,
+}
+"""Native validators and the ODCS operator with the same semantics (dqlib ``_parse_validator``)."""
+
+_COLUMN_CHECKS = {
+    "missing": MetricKind.NULL_COUNT,
+    "duplicates": MetricKind.DUPLICATE_COUNT,
+    "whitelist": MetricKind.INVALID_COUNT,
+    "blacklist": MetricKind.COUNT_VALUES,
+    "pattern": MetricKind.VIOLATION_COUNT,
+    "min_length": MetricKind.MIN_LENGTH,
+    "max_length": MetricKind.MAX_LENGTH,
+    "avg_length": MetricKind.AVG_LENGTH,
+    "cardinality": MetricKind.CARDINALITY,
+    "min": MetricKind.MIN,
+    "max": MetricKind.MAX,
+    "mean": MetricKind.MEAN,
+    "sum": MetricKind.SUM,
+    "count": MetricKind.COUNT,
+    "variance": MetricKind.VARIANCE,
+    "stddev": MetricKind.STDDEV,
+    "percentile": MetricKind.PERCENTILE,
+}
+
+_FLAG_PREFIX = {"IGNORECASE": "i", "MULTILINE": "m", "DOTALL": "s", "VERBOSE": "x", "UNICODE": "U", "ASCII": ""}
+"""Python re flag names (dqlib's) as Java inline flags, since Spark runs Java regexes."""
+
+
+def load_native(source: Source | Document) -> Contract:
+    """A Contract from the DQX native format (see ``Contract.from_yaml``)."""
+    document = read_document(source)
+    data = document.data
+    found = problems(own_validator("dqx-native-contract"), data)
+    if found:
+        messages = [f"{p.location}: {p.message}" if p.location else p.message for p in found]
+        if len(messages) == 1:
+            raise ContractValidationError(f"{document.origin}: {messages[0]}")
+        raise ContractValidationError(
+            "\n".join([f"{document.origin}: {len(messages)} problems:", *summarise(messages)])
+        )
+    columns = data["columns"]
+    properties = tuple(_property(column) for column in columns)
+    declared = _declared_columns(properties)
+    metadata = data.get("metadata") or {}
+    partitioned_by = tuple(metadata.get("partitioned_by") or ())
+    for i, name in enumerate(partitioned_by):
+        _require_column(declared, name, f"metadata.partitioned_by[{i}]")
+    rules: list[Rule] = list(schema_rules(properties, "columns"))
+    for i, check in enumerate(data.get("checks") or []):
+        rules.append(_table_check(check, f"checks[{i}]", declared))
+    for i, column in enumerate(columns):
+        for j, check in enumerate(column.get("checks") or []):
+            rules.append(_column_check(check, f"columns[{i}].checks[{j}]", properties[i]))
+    latency = None
+    if data.get("sla") is not None:
+        timestamp_column = metadata.get("timestamp_column")
+        if timestamp_column is not None and not partitioned_by:
+            _require_column(declared, timestamp_column, "metadata.timestamp_column")
+        latency = cron_latency(
+            data["sla"]["schedule"],
+            float(data["sla"]["lag_hours"]),
+            partitioned_by=partitioned_by,
+            timestamp_column=timestamp_column,
+        )
+        rules.append(freshness_rule("sla", latency))
+    return Contract(
+        name=data["name"],
+        version=data["version"],
+        dataset=data["dataset"],
+        format="native",
+        description=data["description"],
+        owner=data["owner"],
+        tags=tuple(data.get("tags") or ()),
+        properties=properties,
+        rules=unique_names(rules),
+        sla_latency=latency,
+        sla_metadata=MappingProxyType(dict(data["sla"]) if data.get("sla") else {}),
+        metadata=MappingProxyType(dict(metadata)),
+        origin=document.origin,
+    )
+
+
+def _declared_columns(properties: tuple[Property, ...]) -> frozenset[str]:
+    seen: set[str] = set()
+    for i, prop in enumerate(properties):
+        if prop.name in seen:
+            raise ContractValidationError(f"columns[{i}].name: column {prop.name!r} is declared twice")
+        seen.add(prop.name)
+    return frozenset(seen)
+
+
+def _require_column(declared: frozenset[str], name: str, where: str) -> None:
+    if name not in declared:
+        raise ContractValidationError(f"{where}: column {name!r} is not declared in columns")
+
+
+# --- types --------------------------------------------------------------------------------------------
+
+
+def _property(raw: Mapping[str, Any]) -> Property:
+    return _typed_property(raw["name"], raw["type"], required=raw.get("nullable") is False)
+
+
+def _typed_property(name: str, native_type: Any, *, required: bool = False) -> Property:
+    if isinstance(native_type, str):
+        return Property(name=name, column=name, logical_type=_SIMPLE_TYPES[native_type], required=required)
+    kind = native_type["kind"]
+    if kind == "timestamp":
+        tz = native_type.get("tz")
+        options = {"timezone": True, "defaultTimezone": tz} if tz else {}
+        return Property(
+            name=name,
+            column=name,
+            logical_type="timestamp",
+            required=required,
+            logical_type_options=MappingProxyType(options),
+        )
+    if kind == "list":
+        return Property(
+            name=name,
+            column=name,
+            logical_type="array",
+            required=required,
+            items=_typed_property("item", native_type["value_type"]),
+        )
+    if kind == "map":
+        return Property(
+            name=name,
+            column=name,
+            logical_type="map",
+            required=required,
+            map_key=_typed_property("key", native_type["key_type"]),
+            map_value=_typed_property("value", native_type["value_type"]),
+        )
+    return Property(
+        name=name,
+        column=name,
+        logical_type="object",
+        required=required,
+        properties=tuple(_typed_property(f["name"], f["type"]) for f in native_type["fields"]),
+    )
+
+
+# --- checks ----------------------------------------------------------------------------------------
+
+
+def _common(check: Mapping[str, Any], where: str) -> dict[str, Any]:
+    label = f"Check '{check['name']}'"
+    return {
+        "id": where,
+        "name": check["name"],
+        "severity": parse_severity(check.get("severity"), label),
+        "description": check.get("description"),
+    }
+
+
+def _threshold(check: Mapping[str, Any], label: str) -> Any:
+    given = [key for key in _VALIDATORS if key in check]
+    if len(given) > 1:
+        raise ContractValidationError(f"{label}: specifies more than one validator ({', '.join(given)}); give one")
+    operators = {_VALIDATORS[key].value: check[key] for key in given}
+    spelling = {_VALIDATORS[key]: key for key in given}
+    return parse_threshold(label, operators, tolerance=float(check.get("tolerance", 1e-9)), spelling=spelling)
+
+
+def _scale(check: Mapping[str, Any]) -> Scale:
+    return Scale.FRACTION if check.get("return") == "pct" else Scale.COUNT
+
+
+def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str]) -> Rule:
+    info = _common(check, where)
+    label = f"Check '{check['name']}'"
+    kind = check["type"]
+    if kind == "completeness":
+        _require_column(declared, check["partition_column"], f"{where}.partition_column")
+        reason = "completeness (partition gap detection) is not implemented"
+        warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=3)
+        return SkippedRule(origin=RuleOrigin.DQX, dimension="completeness", reason=reason, **info)
+    if kind == "num_rows":
+        metric = Metric(MetricKind.NUM_ROWS)
+        column = None
+    elif kind == "duplicates":
+        for i, name in enumerate(check["columns"]):
+            _require_column(declared, name, f"{where}.columns[{i}]")
+        metric = Metric(MetricKind.DUPLICATE_COUNT, tuple(check["columns"]), scale=_scale(check))
+        column = metric.column
+    else:  # freshness
+        column = check["timestamp_column"]
+        _require_column(declared, column, f"{where}.timestamp_column")
+        metric = Metric(MetricKind.FRESHNESS_HOURS, (column,), aggregation=check.get("aggregation", "max"))
+        return MetricRule(
+            origin=RuleOrigin.DQX,
+            dimension="timeliness",
+            column=column,
+            metric=metric,
+            threshold=parse_threshold(label, {Operator.LESS_OR_EQUAL.value: check["max_age_hours"]}),
+            **info,
+        )
+    return MetricRule(origin=RuleOrigin.DQX, column=column, metric=metric, threshold=_threshold(check, label), **info)
+
+
+def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
+    info = _common(check, where)
+    label = f"Check '{check['name']}'"
+    kind = check["type"]
+    column = prop.column
+    if check.get("case_sensitive") is False:
+        reason = "case_sensitive: false is not supported (DQX does not implement it either)"
+        warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=3)
+        return SkippedRule(origin=RuleOrigin.DQX, column=column, reason=reason, **info)
+    metric_kind = _COLUMN_CHECKS[kind]
+    fields: dict[str, Any] = {"scale": _scale(check)}
+    if kind in ("whitelist", "blacklist"):
+        fields["values"] = tuple(check["values"])
+    elif kind == "percentile":
+        fields["percentile"] = check["percentile"]
+    elif kind in ("min_length", "max_length", "avg_length"):
+        fields["column_type"] = _length_type(prop, label)
+    elif kind == "pattern":
+        fields["constraint"] = _pattern_constraint(check, label)
+    return MetricRule(
+        origin=RuleOrigin.DQX,
+        column=column,
+        metric=Metric(metric_kind, (column,), **fields),
+        threshold=_threshold(check, label),
+        **info,
+    )
+
+
+def _length_type(prop: Property, label: str) -> str:
+    match prop.logical_type:
+        case "string":
+            return "string"
+        case "array":
+            return "list"
+        case "map":
+            return "map"
+    raise ContractValidationError(
+        f"{label}: length checks need a string, list or map column; {prop.name!r} is {prop.logical_type}"
+    )
+
+
+def _pattern_constraint(check: Mapping[str, Any], label: str) -> Constraint:
+    if "format" in check:
+        if check.get("flags"):
+            raise ContractValidationError(f"{label}: flags cannot be combined with a format shortcut")
+        return Constraint(ConstraintKind.FORMAT, check["format"])
+    flags = "".join(_FLAG_PREFIX[f] for f in check.get("flags") or ())
+    pattern = checked_regex(check["pattern"], f"{label}: pattern")
+    return Constraint(ConstraintKind.PATTERN, f"(?{flags}){pattern}" if flags else pattern)
+

@@ -1,0 +1,313 @@
+"""Load ODCS v3.0–v3.2 documents: normalise, validate against the ODCS JSON Schema, build Contracts.
+
+Order matters and is SPEC §2's: deprecated forms are normalised first (each
+with a ContractWarning), the document is then validated against the official
+schema before anything else looks at it, then DQX's own rules apply.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_validator, problems, summarise
+from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
+from dqx_gx.contract.properties import parse_property, schema_rules
+from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
+from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
+from dqx_gx.contract.source import Document, read_document
+from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.rules.rule import Rule, unique_names
+from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
+
+SUPPORTED_API_VERSIONS = ("v3.0.0", "v3.0.1", "v3.0.2", "v3.1.0", "v3.2.0")
+
+ODCS30_RULES = {
+    "duplicateCount": "duplicateValues",
+    "validValues": "invalidValues",
+    "rowCount": "rowCount",
+    "nullValues": "nullValues",
+    "missingValues": "missingValues",
+    "invalidValues": "invalidValues",
+    "duplicateValues": "duplicateValues",
+}
+"""ODCS 3.0 ``rule:`` names → ODCS 3.1 ``metric:`` names."""
+
+LATENCY_PROPERTIES = frozenset({"latency", "ly"})
+
+
+def load_odcs(source: Source | Document) -> list[Contract]:
+    """Contracts of an ODCS document, one per ``schema[]`` object (see ``Contract.from_odcs``)."""
+    document = read_document(source)
+    normalised, lifted, notes = _normalise(document.data)
+    _validate(normalised, document.origin)
+    schema_objects = normalised.get("schema") or []
+    names = [frozenset(filter(None, (s.get("name"), s.get("physicalName")))) for s in schema_objects]
+    contracts = [
+        _contract(normalised, index, names, lifted, notes, document.origin)
+        for index in range(len(schema_objects))
+    ]
+    return contracts
+
+
+# --- normalisation ---------------------------------------------------------------------------------
+
+
+def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+    """Rewrite deprecated forms; lift operators written beside an ``engine: dqx`` implementation.
+
+    Returns the normalised copy, the lifted operators by rule path, and lint notes.
+    """
+    doc = copy.deepcopy(data)
+    lifted: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    for path, rule in _quality_rules(doc):
+        label = f"{path} (rule '{rule.get('name', path)}')"
+        if "rule" in rule:
+            old = rule["rule"]
+            new = ODCS30_RULES.get(old) if isinstance(old, str) else None
+            if new is None:
+                raise ContractValidationError(
+                    f"{path}.rule: {old!r} is not an ODCS library rule (known: {', '.join(ODCS30_RULES)})"
+                )
+            if "metric" in rule and rule["metric"] != new:
+                raise ContractValidationError(
+                    f"{path}: 'rule: {old}' and 'metric: {rule['metric']}' disagree; keep only 'metric'"
+                )
+            rule["metric"] = new
+            del rule["rule"]
+            warnings.warn(
+                f"{label}: 'rule: {old}' is the ODCS 3.0 form; read as 'metric: {new}'", ContractWarning, stacklevel=3
+            )
+        if "validValues" in rule:
+            arguments = rule.setdefault("arguments", {})
+            if not isinstance(arguments, dict) or "validValues" in arguments:
+                raise ContractValidationError(
+                    f"{path}: validValues given both beside the rule and in arguments; keep arguments.validValues"
+                )
+            arguments["validValues"] = rule.pop("validValues")
+            warnings.warn(
+                f"{label}: top-level 'validValues' is deprecated; read as 'arguments.validValues'",
+                ContractWarning,
+                stacklevel=3,
+            )
+        if rule.get("type") == "custom" and str(rule.get("engine", "")).lower() == DQX_ENGINE:
+            beside = {k: rule.pop(k) for k in OPERATOR_NAMES if k in rule}
+            if beside:
+                lifted[path] = beside
+                notes.append(
+                    f"{label}: operator {', '.join(beside)} sits beside 'implementation' (DQX's form); "
+                    "other ODCS tools reject it — move it inside the implementation for a portable contract"
+                )
+    return doc, lifted, notes
+
+
+def _quality_rules(doc: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every quality rule mapping in the document with its JSON path."""
+    schema = doc.get("schema")
+    if not isinstance(schema, list):
+        return
+    for i, obj in enumerate(schema):
+        if isinstance(obj, dict):
+            yield from _rules_of(obj, f"schema[{i}]")
+
+
+def _rules_of(element: dict[str, Any], path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    quality = element.get("quality")
+    if isinstance(quality, list):
+        for j, rule in enumerate(quality):
+            if isinstance(rule, dict):
+                yield f"{path}.quality[{j}]", rule
+    properties = element.get("properties")
+    if isinstance(properties, list):
+        for k, prop in enumerate(properties):
+            if isinstance(prop, dict):
+                yield from _rules_of(prop, f"{path}.properties[{k}]")
+    for key in ("items",):
+        if isinstance(element.get(key), dict):
+            yield from _rules_of(element[key], f"{path}.{key}")
+
+
+# --- validation --------------------------------------------------------------------------------------
+
+
+def _validate(doc: dict[str, Any], origin: str) -> None:
+    found = problems(odcs_validator(), doc)
+    if found:
+        messages = [_odcs_message(doc, p) for p in found]
+        raise ContractValidationError(_joined(origin, messages))
+    if "status" not in doc:
+        raise ContractValidationError(f"{origin}: 'status' is a required property")
+    api_version = doc["apiVersion"]
+    if api_version not in SUPPORTED_API_VERSIONS:
+        raise ContractValidationError(
+            f"{origin}: apiVersion {api_version!r} is not supported; dqx-gx reads ODCS "
+            f"{SUPPORTED_API_VERSIONS[0]}–{SUPPORTED_API_VERSIONS[-1]}"
+        )
+
+
+def _joined(origin: str, messages: list[str]) -> str:
+    if len(messages) == 1:
+        return f"{origin}: {messages[0]}"
+    return "\n".join([f"{origin}: {len(messages)} problems:", *summarise(messages)])
+
+
+def _odcs_message(doc: Mapping[str, Any], problem: Problem) -> str:
+    """A schema problem in DQX's words where DQX has words for it."""
+    path = problem.path
+    error = problem.error
+    if path and path[-1] == "logicalType" and error.validator == "enum":
+        prop = _at(doc, path[:-1])
+        name = prop.get("name") if isinstance(prop, Mapping) else None
+        return f"Property '{name or json_path(path[:-1])}': unknown logicalType {error.instance!r}"
+    rule_path = _enclosing_quality_rule(path)
+    if rule_path is not None:
+        rule = _at(doc, rule_path)
+        if isinstance(rule, Mapping):
+            label = f"Quality rule '{rule.get('name') or json_path(rule_path)}'"
+            try:
+                parse_threshold(label, rule)
+            except ContractValidationError as exc:
+                return str(exc)
+            if error.validator == "oneOf" and not any(k in rule for k in OPERATOR_NAMES):
+                return f"{label}: needs exactly one operator ({', '.join(OPERATOR_NAMES)})"
+    where = problem.location
+    return f"{where}: {problem.message}" if where else problem.message
+
+
+def _enclosing_quality_rule(path: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
+    for end in range(len(path) - 1, 0, -1):
+        if path[end - 1] == "quality" and isinstance(path[end], int):
+            return path[: end + 1]
+    return None
+
+
+def _at(doc: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        try:
+            doc = doc[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return doc
+
+
+# --- building --------------------------------------------------------------------------------------
+
+
+def _contract(
+    doc: dict[str, Any],
+    index: int,
+    names: list[frozenset[str]],
+    lifted: dict[str, dict[str, Any]],
+    notes: list[str],
+    origin: str,
+) -> Contract:
+    obj = doc["schema"][index]
+    path = f"schema[{index}]"
+    properties = _properties(obj, path)
+    columns = {p.name: p.column for p in properties}
+    rules: list[Rule] = list(schema_rules(properties, f"{path}.properties"))
+    text_rules: list[TextRule] = []
+    for rule_path, raw, prop, nested in _rules_with_owner(obj, path, properties):
+        ctx = RuleContext(
+            path=rule_path,
+            prop=prop,
+            columns=columns,
+            nested=nested,
+            lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
+        )
+        parsed = parse_quality_rule(raw, ctx)
+        (text_rules if isinstance(parsed, TextRule) else rules).append(parsed)  # type: ignore[arg-type]
+    others = frozenset().union(*(n for i, n in enumerate(names) if i != index)) - names[index]
+    latency, sla_rules, sla_metadata = _sla(doc, names[index], others, columns, properties)
+    rules.extend(sla_rules)
+    description = doc.get("description")
+    return Contract(
+        name=doc.get("name"),
+        version=doc["version"],
+        dataset=obj.get("physicalName") or obj["name"],
+        format="odcs",
+        api_version=doc["apiVersion"],
+        contract_id=doc["id"],
+        status=doc.get("status"),
+        description=description.get("purpose") if isinstance(description, Mapping) else description,
+        tags=tuple(doc.get("tags") or ()),
+        properties=properties,
+        rules=unique_names(rules),
+        text_rules=tuple(text_rules),
+        sla_latency=latency,
+        sla_metadata=MappingProxyType(sla_metadata),
+        metadata=MappingProxyType({k: doc[k] for k in ("domain", "dataProduct", "tenant") if k in doc}),
+        lint_notes=tuple(n for n in notes if n.startswith(path + ".")),
+        origin=origin,
+    )
+
+
+def _properties(obj: Mapping[str, Any], path: str) -> tuple[Property, ...]:
+    parsed: list[Property] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(obj.get("properties") or []):
+        prop = parse_property(raw, f"{path}.properties[{i}]")
+        for key in {prop.name, prop.column}:
+            if key in seen and seen[key] != i:
+                raise ContractValidationError(
+                    f"{path}.properties[{i}]: property name {key!r} is already used by {path}.properties[{seen[key]}]"
+                )
+            seen[key] = i
+        parsed.append(prop)
+    return tuple(parsed)
+
+
+def _rules_with_owner(
+    obj: Mapping[str, Any], path: str, properties: tuple[Property, ...]
+) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
+    """Quality rules in contract order: schema level, then each property's (nested ones flagged)."""
+    for j, raw in enumerate(obj.get("quality") or []):
+        yield f"{path}.quality[{j}]", raw, None, False
+    for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
+        prop_path = f"{path}.properties[{k}]"
+        for rule_path, raw in _rules_of(raw_prop, prop_path):
+            owner = rule_path.rsplit(".quality[", 1)[0]
+            yield rule_path, raw, prop, owner != prop_path
+
+
+def _sla(
+    doc: Mapping[str, Any],
+    table_names: frozenset[str],
+    other_names: frozenset[str],
+    columns: Mapping[str, str],
+    properties: tuple[Property, ...],
+) -> tuple[SlaLatency | None, list[Rule], dict[str, Any]]:
+    partition = next(
+        (p.column for p in properties if p.partitioned and p.partition_key_position == 1), None
+    )
+    latency: SlaLatency | None = None
+    rules: list[Rule] = []
+    metadata: dict[str, Any] = {}
+    for i, entry in enumerate(doc.get("slaProperties") or []):
+        where = f"slaProperties[{i}]"
+        prop_name = str(entry["property"])
+        if prop_name.lower() not in LATENCY_PROPERTIES:
+            key = prop_name if prop_name not in metadata else f"{prop_name}#{i}"
+            metadata[key] = {k: v for k, v in entry.items() if k != "property"}
+            continue
+        resolved = resolve_latency(
+            entry,
+            where,
+            default_element=doc.get("slaDefaultElement"),
+            table_names=table_names,
+            other_table_names=other_names,
+            columns_by_property=columns,
+            partition_column=partition,
+        )
+        if not resolved.applies:
+            continue
+        if resolved.latency is None:
+            rules.append(skipped_freshness(where, resolved.skip_reason or "latency cannot be resolved"))
+            continue
+        latency = latency or resolved.latency
+        rules.append(freshness_rule(where, resolved.latency))
+    return latency, rules, metadata

@@ -1,0 +1,280 @@
+"""ODCS properties: parsed into :class:`Property` and turned into schema rules.
+
+A property's declarations are checks too: the column exists with a compatible
+type, ``required`` means no NULLs, ``unique`` and ``primaryKey`` mean no
+duplicates, and ``logicalTypeOptions`` bound the values. Structural checks are
+P0 (DQX raises SchemaValidationError for them); value bounds are P1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from datetime import date, datetime
+from types import MappingProxyType
+from typing import Any
+
+from dqx_gx.contract.model import Property
+from dqx_gx.errors import ContractValidationError
+from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SkippedRule, TypeRule
+from dqx_gx.rules.threshold import Operator, Threshold
+
+CHECKABLE_STRING_FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6", "hostname", "uri", "url"})
+
+_NO_VIOLATIONS = Threshold(Operator.MUST_BE, 0.0)
+
+
+def parse_property(raw: Mapping[str, Any], path: str) -> Property:
+    """A Property from its (schema-valid) ODCS mapping."""
+    logical = raw.get("logicalType")
+    options = raw.get("logicalTypeOptions") or {}
+    items = raw.get("items")
+    map_block = raw.get("map") or {}
+    return Property(
+        name=raw["name"],
+        column=raw.get("physicalName") or raw["name"],
+        logical_type=logical,
+        physical_type=raw.get("physicalType"),
+        required=bool(raw.get("required", False)),
+        unique=bool(raw.get("unique", False)),
+        primary_key=bool(raw.get("primaryKey", False)),
+        primary_key_position=_position(raw.get("primaryKeyPosition")),
+        partitioned=bool(raw.get("partitioned", False)),
+        partition_key_position=_position(raw.get("partitionKeyPosition")),
+        logical_type_options=MappingProxyType(dict(options)),
+        items=_nested(items, f"{path}.items") if isinstance(items, Mapping) else None,
+        properties=tuple(
+            parse_property(child, f"{path}.properties[{i}]")
+            for i, child in enumerate(raw.get("properties") or [])
+        ),
+        map_key=_nested(map_block.get("key"), f"{path}.map.key"),
+        map_value=_nested(map_block.get("value"), f"{path}.map.value"),
+        description=raw.get("description"),
+    )
+
+
+def _nested(raw: Any, path: str) -> Property | None:
+    """Array items and map keys/values have no name of their own in ODCS."""
+    if not isinstance(raw, Mapping):
+        return None
+    return parse_property({"name": raw.get("name", path.rsplit(".", 1)[-1]), **raw}, path)
+
+
+def _position(raw: Any) -> int | None:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1 else None
+
+
+def data_type(prop: Property) -> DataType | None:
+    """The declared type of a property, nested types included; None when undeclared."""
+    if prop.logical_type is None:
+        return None
+    return DataType(
+        logical_type=prop.logical_type,
+        items=data_type(prop.items) if prop.items else None,
+        fields=tuple((child.column, data_type(child)) for child in prop.properties),
+        key=data_type(prop.map_key) if prop.map_key else None,
+        value=data_type(prop.map_value) if prop.map_value else None,
+        options=MappingProxyType(
+            {k: v for k, v in prop.logical_type_options.items() if k in ("timezone", "defaultTimezone")}
+        ),
+    )
+
+
+def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule]:
+    """The rules a schema object's properties declare, in property order.
+
+    ``collection`` is the JSON path of the property list (``schema[0].properties``
+    or ``columns``); rule ids extend it.
+    """
+    rules: list[Rule] = []
+    primary_key = _primary_key(properties)
+    for index, prop in enumerate(properties):
+        where = f"{collection}[{index}]"
+        rules.append(_type_rule(prop, where))
+        if prop.required or prop in primary_key:
+            reason = "required" if prop.required else "part of the primary key"
+            rules.append(
+                MetricRule(
+                    id=f"{where}.required",
+                    name=f"{prop.name} has no nulls ({reason})",
+                    severity="P0",
+                    origin=RuleOrigin.SCHEMA,
+                    dimension="completeness",
+                    column=prop.column,
+                    metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
+                    threshold=_NO_VIOLATIONS,
+                )
+            )
+        if prop.unique and primary_key != (prop,):
+            rules.append(_uniqueness_rule(f"{where}.unique", f"{prop.name} is unique", (prop,)))
+        rules.extend(_option_rules(prop, where))
+    if primary_key:
+        first = properties.index(primary_key[0])
+        names = ", ".join(p.name for p in primary_key)
+        rules.append(
+            _uniqueness_rule(f"{collection}[{first}].primaryKey", f"primary key ({names}) is unique", primary_key)
+        )
+    return rules
+
+
+def _type_rule(prop: Property, where: str) -> TypeRule:
+    declared = data_type(prop)
+    return TypeRule(
+        id=f"{where}.logicalType",
+        name=f"{prop.name} has type {declared.describe()}" if declared else f"{prop.name} exists",
+        severity="P0",
+        origin=RuleOrigin.SCHEMA,
+        dimension="conformity",
+        column=prop.column,
+        property_name=prop.name,
+        data_type=declared,
+    )
+
+
+def _uniqueness_rule(rule_id: str, name: str, props: tuple[Property, ...]) -> MetricRule:
+    columns = tuple(p.column for p in props)
+    return MetricRule(
+        id=rule_id,
+        name=name,
+        severity="P0",
+        origin=RuleOrigin.SCHEMA,
+        dimension="uniqueness",
+        column=columns[0] if len(columns) == 1 else None,
+        metric=Metric(MetricKind.DUPLICATE_COUNT, columns),
+        threshold=_NO_VIOLATIONS,
+    )
+
+
+def _primary_key(properties: tuple[Property, ...]) -> tuple[Property, ...]:
+    """Primary-key properties in key order (primaryKeyPosition, then declaration order)."""
+    keyed = [p for p in properties if p.primary_key]
+    return tuple(
+        sorted(keyed, key=lambda p: (p.primary_key_position is None, p.primary_key_position or 0))
+    )
+
+
+def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
+    options = dict(prop.logical_type_options)
+    # ODCS 3.0 wrote exclusiveMinimum/Maximum as booleans that make minimum/maximum strict.
+    for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if isinstance(options.get(exclusive), bool):
+            strict = options.pop(exclusive)
+            if strict and bound in options:
+                options[exclusive] = options.pop(bound)
+    for key, value in options.items():
+        if key in ("timezone", "defaultTimezone"):
+            continue  # part of the type rule
+        rule_id = f"{where}.logicalTypeOptions.{key}"
+        problem = _unsupported_option(prop, key, value)
+        if problem is not None:
+            yield SkippedRule(
+                id=rule_id,
+                name=f"{prop.name} {key} {value}",
+                severity="P1",
+                origin=RuleOrigin.SCHEMA,
+                dimension="conformity",
+                column=prop.column,
+                reason=problem,
+            )
+            continue
+        constraint = Constraint(ConstraintKind(key), _option_value(prop, key, value, rule_id))
+        yield MetricRule(
+            id=rule_id,
+            name=f"{prop.name} {key} {value}",
+            severity="P1",
+            origin=RuleOrigin.SCHEMA,
+            dimension="conformity",
+            column=prop.column,
+            metric=Metric(MetricKind.VIOLATION_COUNT, (prop.column,), constraint=constraint),
+            threshold=_NO_VIOLATIONS,
+        )
+
+
+def _unsupported_option(prop: Property, key: str, value: Any) -> str | None:
+    """Why an option cannot be checked on Spark, or None when it can."""
+    lt = prop.logical_type
+    if key == "format":
+        if lt == "string" and str(value).lower() in CHECKABLE_STRING_FORMATS:
+            return None
+        if lt == "string":
+            checkable = ", ".join(sorted(CHECKABLE_STRING_FORMATS))
+            return f"logicalTypeOptions.format {value!r} has no checkable shape (checkable: {checkable})"
+        return (
+            f"logicalTypeOptions.format on a {lt} property describes its storage or text form; "
+            "there is nothing to check on a typed Spark column"
+        )
+    if key == "multipleOf" and lt != "integer":
+        return "multipleOf is only checked on integer properties (floating-point remainders are inexact)"
+    if key in ("minProperties", "maxProperties", "required", "elementType", "distanceMetric",
+               "embeddingModel", "embeddingModelVersion", "normalized"):
+        return f"logicalTypeOptions.{key} is recorded but not checked"
+    if key == "uniqueItems" and value is not True:
+        return "uniqueItems: false allows anything; nothing to check"
+    try:
+        ConstraintKind(key)
+    except ValueError:
+        return f"logicalTypeOptions.{key} is not a known option for logicalType {lt}"
+    return None
+
+
+def _option_value(prop: Property, key: str, value: Any, rule_id: str) -> str | int | float | bool:
+    if key == "pattern":
+        return checked_regex(value, rule_id)
+    if key == "format":
+        return str(value).lower()
+    if key == "uniqueItems":
+        return True
+    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") and prop.logical_type in (
+        "date",
+        "timestamp",
+        "time",
+    ):
+        return _temporal_bound(prop, key, value, rule_id)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ContractValidationError(f"{rule_id}: {key} must be a number, got: {value!r}")
+    return value
+
+
+def _temporal_bound(prop: Property, key: str, value: Any, rule_id: str) -> str:
+    text = str(value)
+    parse = date.fromisoformat if prop.logical_type == "date" else datetime.fromisoformat
+    if prop.logical_type == "time":
+        return text
+    try:
+        parse(text)
+    except ValueError:
+        raise ContractValidationError(
+            f"{rule_id}: {key} {text!r} is not an ISO {prop.logical_type} (e.g. 2024-01-31"
+            f"{'' if prop.logical_type == 'date' else 'T12:00:00'})"
+        ) from None
+    return text
+
+
+_PYTHON_ONLY_REGEX = re.compile(r"\(\?P[<=>]")
+_JAVA_NAMED_GROUP = re.compile(r"\(\?<([A-Za-z][A-Za-z0-9]*)>")
+_UNICODE_CLASS = re.compile(r"\\[pP]\{[A-Za-z0-9_=]+\}")
+
+
+def checked_regex(value: Any, where: str) -> str:
+    """A regex the contract gives, refused early when it cannot run.
+
+    A bad pattern must fail at load time: inside Spark it would abort the one
+    aggregate pass that computes every rule. Spark runs Java regular
+    expressions; Python's parser checks the syntax, after rewriting the two
+    Java forms it lacks (named groups ``(?<name>…)`` and classes ``\\p{L}``).
+    Python-only syntax is refused.
+    """
+    if not isinstance(value, str) or not value:
+        raise ContractValidationError(f"{where}: pattern must be a non-empty string, got: {value!r}")
+    if _PYTHON_ONLY_REGEX.search(value):
+        raise ContractValidationError(
+            f"{where}: pattern {value!r} uses Python-only group syntax (?P…); Spark runs Java regular "
+            "expressions: write (?<name>…) for a named group"
+        )
+    as_python = _UNICODE_CLASS.sub(r"\\w", _JAVA_NAMED_GROUP.sub(r"(?P<\1>", value))
+    try:
+        re.compile(as_python)
+    except re.error as exc:
+        raise ContractValidationError(f"{where}: invalid regular expression {value!r}: {exc}") from None
+    return value

@@ -1,0 +1,330 @@
+"""ODCS quality rules → rules: library metrics, DQX custom rules, GX expectations, and the rest.
+
+Each rule of a ``quality:`` list becomes exactly one :class:`Rule` (or a
+:class:`TextRule` for documentation). What cannot run here becomes a
+:class:`SkippedRule` with its reason and a ContractWarning; nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from dqx_gx.contract.jsonschemas import own_validator, problems
+from dqx_gx.contract.model import Property, TextRule
+from dqx_gx.contract.properties import checked_regex
+from dqx_gx.contract.source import parse_yaml_fragment
+from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.rules.metric import Metric, MetricKind, Scalar, Scale
+from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule
+from dqx_gx.rules.severity import parse_severity
+from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
+
+DQX_ENGINE = "dqx"
+GX_ENGINES = frozenset({"greatexpectations", "great-expectations", "great_expectations", "gx"})
+
+_LIBRARY_ARGUMENTS: dict[str, frozenset[str]] = {
+    "nullValues": frozenset(),
+    "missingValues": frozenset({"missingValues"}),
+    "invalidValues": frozenset({"validValues", "pattern"}),
+    "duplicateValues": frozenset({"properties"}),
+    "rowCount": frozenset(),
+}
+
+_DQX_CHECKS: dict[str, MetricKind] = {
+    "missing": MetricKind.NULL_COUNT,
+    "duplicates": MetricKind.DUPLICATE_COUNT,
+    "whitelist": MetricKind.INVALID_COUNT,
+    "blacklist": MetricKind.COUNT_VALUES,
+    "cardinality": MetricKind.CARDINALITY,
+    "min": MetricKind.MIN,
+    "max": MetricKind.MAX,
+    "mean": MetricKind.MEAN,
+    "sum": MetricKind.SUM,
+    "count": MetricKind.COUNT,
+    "variance": MetricKind.VARIANCE,
+    "stddev": MetricKind.STDDEV,
+    "percentile": MetricKind.PERCENTILE,
+    "min_length": MetricKind.MIN_LENGTH,
+    "max_length": MetricKind.MAX_LENGTH,
+    "avg_length": MetricKind.AVG_LENGTH,
+    "num_rows": MetricKind.NUM_ROWS,
+}
+"""DQX's ``check:`` vocabulary (DQX ODCS spec §6.5) and the metric each one computes."""
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """Where a quality rule sits in the contract."""
+
+    path: str
+    prop: Property | None
+    """The property whose ``quality`` list holds the rule; None at schema level."""
+    columns: Mapping[str, str]
+    """Property name → column name, to resolve names a rule mentions."""
+    nested: bool = False
+    lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
+
+
+def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
+    """The rule one ODCS quality entry (already schema-valid) declares."""
+    kind = raw.get("type") or ("library" if "metric" in raw else None)
+    name = raw.get("name")
+    label = f"Quality rule '{name or ctx.path}'"
+    if kind == "text":
+        return TextRule(ctx.path, name or ctx.path, raw.get("description"))
+    info = {
+        "id": ctx.path,
+        "severity": parse_severity(raw.get("severity"), label),
+        "dimension": raw.get("dimension"),
+        "description": raw.get("description"),
+    }
+    if kind is None:
+        return _skip(label, info, name or ctx.path, RuleOrigin.LIBRARY, "has neither a type nor a metric; nothing to run")
+    if ctx.nested:
+        return _skip(
+            label, info, name or ctx.path, _origin(kind), "quality rules of nested properties are not executed"
+        )
+    if kind == "library":
+        return _library_rule(raw, ctx, label, info)
+    if kind == "sql":
+        return _skip(label, info, name or "sql rule", RuleOrigin.SQL, "type 'sql' is not executable in DQX")
+    engine = str(raw.get("engine", ""))
+    if engine.lower() == DQX_ENGINE:
+        return _dqx_rule(raw, ctx, label, info)
+    if engine.lower() in GX_ENGINES:
+        return _gx_rule(raw, ctx, label, info)
+    return _skip(
+        label,
+        info,
+        name or f"{engine} rule",
+        RuleOrigin.CUSTOM,
+        f"type 'custom' with engine '{engine}' is not executable in DQX",
+    )
+
+
+def _origin(kind: str) -> RuleOrigin:
+    return {"library": RuleOrigin.LIBRARY, "sql": RuleOrigin.SQL}.get(kind, RuleOrigin.CUSTOM)
+
+
+def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reason: str) -> SkippedRule:
+    warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=4)
+    return SkippedRule(name=name, origin=origin, reason=reason, **info)
+
+
+# --- library metrics ------------------------------------------------------------------------------
+
+
+def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> MetricRule:
+    metric_name: str = raw["metric"]
+    arguments = raw.get("arguments") or {}
+    unknown = sorted(set(arguments) - _LIBRARY_ARGUMENTS[metric_name])
+    if unknown:
+        known = ", ".join(sorted(_LIBRARY_ARGUMENTS[metric_name])) or "none"
+        raise ContractValidationError(
+            f"{label}: unknown argument(s) {', '.join(unknown)} for metric '{metric_name}' (known: {known})"
+        )
+    scale = _unit_scale(raw.get("unit"), label, metric_name)
+    column = ctx.prop.column if ctx.prop else None
+    if metric_name == "rowCount":
+        metric = Metric(MetricKind.NUM_ROWS)
+        column = None
+    elif metric_name == "duplicateValues" and "properties" in arguments:
+        columns = _property_columns(arguments["properties"], ctx, label)
+        metric = Metric(MetricKind.DUPLICATE_COUNT, columns, scale=scale)
+        column = columns[0] if len(columns) == 1 else None
+    else:
+        if column is None:
+            raise ContractValidationError(
+                f"{label}: metric '{metric_name}' applies to a property; put the rule in that property's quality list"
+                + (" or give arguments.properties" if metric_name == "duplicateValues" else "")
+            )
+        metric = _column_library_metric(metric_name, column, arguments, scale, label)
+    return MetricRule(
+        name=raw.get("name") or _derived_name(ctx, metric_name),
+        origin=RuleOrigin.LIBRARY,
+        column=column,
+        metric=metric,
+        threshold=parse_threshold(label, raw),
+        **info,
+    )
+
+
+def _column_library_metric(
+    metric_name: str, column: str, arguments: Mapping[str, Any], scale: Scale, label: str
+) -> Metric:
+    if metric_name == "nullValues":
+        return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
+    if metric_name == "missingValues":
+        sentinels = [v for v in _values(arguments.get("missingValues", []), label, "missingValues") if v is not None]
+        if not sentinels:
+            return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
+        return Metric(MetricKind.MISSING_COUNT, (column,), values=tuple(sentinels), scale=scale)
+    if metric_name == "invalidValues":
+        has_values, has_pattern = "validValues" in arguments, "pattern" in arguments
+        if has_values == has_pattern:
+            raise ContractValidationError(
+                f"{label}: metric 'invalidValues' needs exactly one of arguments.validValues or arguments.pattern"
+            )
+        if has_pattern:
+            pattern = checked_regex(arguments["pattern"], f"{label}: arguments.pattern")
+            return Metric(MetricKind.PATTERN_INVALID_COUNT, (column,), pattern=pattern, scale=scale)
+        valid = [v for v in _values(arguments["validValues"], label, "validValues") if v is not None]
+        return Metric(MetricKind.INVALID_COUNT, (column,), values=tuple(valid), scale=scale)
+    return Metric(MetricKind.DUPLICATE_COUNT, (column,), scale=scale)
+
+
+def _unit_scale(unit: Any, label: str, metric_name: str) -> Scale:
+    if unit is None or str(unit).strip().lower() == "rows":
+        return Scale.COUNT
+    if str(unit).strip().lower() in ("percent", "%"):
+        if metric_name == "rowCount":
+            raise ContractValidationError(f"{label}: unit 'percent' does not apply to metric 'rowCount'")
+        return Scale.PERCENT
+    raise ContractValidationError(f"{label}: unit must be 'rows' or 'percent', got: {unit!r}")
+
+
+def _property_columns(raw: Any, ctx: RuleContext, label: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
+        raise ContractValidationError(
+            f"{label}: arguments.properties must be a non-empty list of property names, got: {raw!r}"
+        )
+    return tuple(ctx.columns.get(p, p) for p in raw)
+
+
+def _values(raw: Any, label: str, what: str) -> list[Scalar | None]:
+    if not isinstance(raw, list) or not raw:
+        raise ContractValidationError(f"{label}: {what} must be a non-empty list of values, got: {raw!r}")
+    for value in raw:
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise ContractValidationError(f"{label}: {what} may hold only strings, numbers and booleans, got: {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ContractValidationError(f"{label}: {what} may not hold {value}")
+    return list(raw)
+
+
+def _derived_name(ctx: RuleContext, what: str) -> str:
+    return f"{ctx.prop.name} {what}" if ctx.prop else what
+
+
+# --- type: custom, engine: dqx ---------------------------------------------------------------------
+
+
+def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> Rule:
+    implementation = _implementation(raw["implementation"], label)
+    if _is_databricks_dqx(implementation):
+        check = implementation.get("check")
+        function = check.get("function") if isinstance(check, Mapping) else None
+        return _skip(
+            label,
+            info,
+            raw.get("name") or _derived_name(ctx, f"dqx {function or 'check'}"),
+            RuleOrigin.CUSTOM,
+            f"implementation is in the Databricks Labs DQX format (check: {{function: {function}}}), a different "
+            "product that also uses engine 'dqx'; dqx-gx runs DQX (dqlib) checks such as "
+            "'check: missing' or 'check: min'",
+        )
+    found = problems(own_validator("dqx-implementation"), implementation)
+    if found:
+        raise ContractValidationError(f"{label}: {found[0].message}")
+    inside = {k: implementation[k] for k in OPERATOR_NAMES if k in implementation}
+    if inside and ctx.lifted_operators:
+        raise ContractValidationError(
+            f"{label}: operator given both beside the implementation ({', '.join(ctx.lifted_operators)}) "
+            f"and inside it ({', '.join(inside)}); keep one"
+        )
+    threshold = parse_threshold(label, inside or ctx.lifted_operators)
+    check: str = implementation["check"]
+    column = implementation.get("column")
+    column = ctx.columns.get(column, column) if column else None
+    kind = _DQX_CHECKS[check]
+    metric = Metric(
+        kind,
+        (column,) if column else (),
+        values=tuple(v for v in implementation.get("values", []) if v is not None),
+        percentile=implementation.get("percentile"),
+        column_type=implementation.get("column_type"),
+        scale=Scale.FRACTION if implementation.get("return") == "pct" else Scale.COUNT,
+    )
+    return MetricRule(
+        name=raw.get("name") or _derived_name(ctx, check),
+        origin=RuleOrigin.DQX,
+        column=column,
+        metric=metric,
+        threshold=threshold,
+        **info,
+    )
+
+
+def _implementation(raw: Any, label: str) -> Any:
+    if isinstance(raw, str):
+        return parse_yaml_fragment(raw, f"{label}: implementation")
+    return raw
+
+
+def _is_databricks_dqx(implementation: Any) -> bool:
+    if not isinstance(implementation, Mapping):
+        return False
+    check = implementation.get("check")
+    return isinstance(check, Mapping) or "criticality" in implementation or "function" in implementation
+
+
+# --- type: custom, engine: greatExpectations -----------------------------------------------------------
+
+_EXPECTATION_KEYS = ("type", "expectation_type", "expectationType", "expectation")
+_NOT_KWARGS = frozenset({*_EXPECTATION_KEYS, "kwargs", "meta", "notes", "description", "rendered_content", "id"})
+
+
+def _gx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> ExpectationRule:
+    implementation = _implementation(raw["implementation"], label)
+    if not isinstance(implementation, Mapping):
+        raise ContractValidationError(
+            f"{label}: a greatExpectations implementation must be a mapping with 'type' and 'kwargs', "
+            f"got: {implementation!r}"
+        )
+    declared = next((implementation[k] for k in _EXPECTATION_KEYS if k in implementation), None)
+    if not isinstance(declared, str) or not declared:
+        raise ContractValidationError(
+            f"{label}: a greatExpectations implementation needs 'type' naming the expectation "
+            "(e.g. expect_column_values_to_not_be_null)"
+        )
+    expectation_type = snake_case(declared)
+    if not expectation_type.startswith("expect_"):
+        raise ContractValidationError(f"{label}: {declared!r} is not a GX expectation type (expect_…)")
+    kwargs_raw = implementation.get("kwargs")
+    if kwargs_raw is None:
+        kwargs_raw = {k: v for k, v in implementation.items() if k not in _NOT_KWARGS}
+    if not isinstance(kwargs_raw, Mapping):
+        raise ContractValidationError(f"{label}: kwargs must be a mapping, got: {kwargs_raw!r}")
+    kwargs = {snake_case(str(k)): v for k, v in kwargs_raw.items()}
+    if ctx.prop and "column" not in kwargs and _is_single_column(expectation_type):
+        kwargs["column"] = ctx.prop.column
+    elif isinstance(kwargs.get("column"), str):
+        kwargs["column"] = ctx.columns.get(kwargs["column"], kwargs["column"])
+    meta = implementation.get("meta") or {}
+    return ExpectationRule(
+        name=raw.get("name") or _derived_name(ctx, expectation_type),
+        origin=RuleOrigin.GREAT_EXPECTATIONS,
+        column=kwargs.get("column") if isinstance(kwargs.get("column"), str) else None,
+        expectation_type=expectation_type,
+        kwargs=MappingProxyType(kwargs),
+        meta=MappingProxyType(dict(meta) if isinstance(meta, Mapping) else {"notes": meta}),
+        **info,
+    )
+
+
+def _is_single_column(expectation_type: str) -> bool:
+    return expectation_type.startswith("expect_column_") and not expectation_type.startswith(
+        ("expect_column_pair_", "expect_compound_columns_", "expect_multicolumn_")
+    )
+
+
+def snake_case(name: str) -> str:
+    """``expectColumnValuesToBeBetween`` → ``expect_column_values_to_be_between``; snake stays snake."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()

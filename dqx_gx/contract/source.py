@@ -1,0 +1,287 @@
+"""Read a contract source (path, YAML text or mapping) into a plain document.
+
+Contracts come from people and tools we do not control, so this is the one place
+where untrusted bytes become Python objects. PyYAML's safe loader is the base;
+on top of it this module refuses what would otherwise pass silently or blow up
+later: duplicate keys (YAML says last-one-wins), several documents in one file,
+alias bombs (shared nodes that expand exponentially when walked), very deep
+nesting, binary data and oversized files. Timestamps are kept as text, as JSON
+Schema expects: ``2024-01-01`` stays the string it is in a JSON contract.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dqx_gx.errors import ContractValidationError
+
+MAX_BYTES = 10 * 1024 * 1024
+"""Largest contract accepted. Real contracts are kilobytes; the limit keeps a
+stray data file passed by mistake from being parsed."""
+
+MAX_EXPANDED_NODES = 1_000_000
+"""Most YAML nodes a document may expand to once aliases are followed."""
+
+MAX_DEPTH = 64
+"""Deepest nesting accepted (ODCS contracts nest about ten levels)."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed contract document and where it came from (for error messages)."""
+
+    data: dict[str, Any]
+    origin: str
+
+
+def read_document(source: str | os.PathLike[str] | Mapping[str, Any] | Document) -> Document:
+    """Return the mapping a contract source holds.
+
+    ``source`` is a path (``str`` or ``PathLike``), YAML text, or an already
+    parsed mapping. A ``str`` is read as YAML text when it holds a line break or
+    names no existing file.
+    """
+    if isinstance(source, Document):
+        return source
+    if isinstance(source, Mapping):
+        data = dict(source)
+        _check_shape_of_mapping(data, "<mapping>")
+        return Document(data, "<mapping>")
+    if isinstance(source, os.PathLike) or (
+        isinstance(source, str) and "\n" not in source and _looks_like_path(source)
+    ):
+        path = Path(source)
+        return Document(_parse(_read_file(path), str(path)), str(path))
+    if isinstance(source, str):
+        if len(source.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+            raise ContractValidationError(f"<text>: contract text is larger than {_mib(MAX_BYTES)}")
+        return Document(_parse(source, "<text>"), "<text>")
+    raise ContractValidationError(
+        f"a contract source must be a path, YAML text or a mapping, got {type(source).__name__}"
+    )
+
+
+def parse_yaml_fragment(text: str, where: str) -> Any:
+    """Parse YAML embedded in a contract (e.g. an ``implementation:`` block) with the same guards."""
+    return _parse_any(text, where)
+
+
+def _looks_like_path(text: str) -> bool:
+    try:
+        if Path(text).exists():
+            return True
+    except (OSError, ValueError):  # too long or not a valid name: it is text
+        return False
+    # A one-line string that is not a file: YAML text only when it has a mapping in it.
+    return ":" not in text
+
+
+def _read_file(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ContractValidationError(f"{path}: no such contract file") from None
+    except OSError as exc:
+        raise ContractValidationError(f"{path}: cannot read the contract file ({exc.strerror})") from None
+    if path.is_dir():
+        raise ContractValidationError(f"{path}: is a directory, not a contract file")
+    if size > MAX_BYTES:
+        raise ContractValidationError(
+            f"{path}: file is {_mib(size)}; contracts larger than {_mib(MAX_BYTES)} are refused"
+        )
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ContractValidationError(f"{path}: cannot read the contract file ({exc.strerror})") from None
+    if b"\x00" in raw:
+        raise ContractValidationError(f"{path}: holds binary data (NUL bytes), not YAML text")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ContractValidationError(
+            f"{path}: is not UTF-8 text (invalid byte at offset {exc.start})"
+        ) from None
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB"
+
+
+def _parse(text: str, origin: str) -> dict[str, Any]:
+    data = _parse_any(text, origin)
+    if data is None:
+        raise ContractValidationError(f"{origin}: the document is empty")
+    if not isinstance(data, dict):
+        raise ContractValidationError(
+            f"{origin}: a contract must be a YAML mapping at the top level, got {_yaml_kind(data)}"
+        )
+    return data
+
+
+def _parse_any(text: str, origin: str) -> Any:
+    if "\x00" in text:
+        raise ContractValidationError(f"{origin}: holds binary data (NUL bytes), not YAML text")
+    loader = _ContractLoader(text)
+    try:
+        node = loader.get_single_node_or_refuse(origin)
+        if node is None:
+            return None
+        _check_expansion(node, origin)
+        return loader.construct_document(node)
+    except ContractValidationError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        raise ContractValidationError(f"{origin}: invalid YAML: {_describe_yaml_error(exc)}") from None
+    except yaml.YAMLError as exc:
+        raise ContractValidationError(f"{origin}: invalid YAML: {exc}") from None
+    except RecursionError:
+        raise ContractValidationError(f"{origin}: YAML is nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def _describe_yaml_error(exc: yaml.MarkedYAMLError) -> str:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "cannot parse"
+    if mark is None:
+        return problem
+    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+
+
+def _yaml_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return f"a {type(value).__name__}"
+
+
+def _check_expansion(root: yaml.Node, origin: str) -> None:
+    """Refuse documents whose alias-expanded size or depth is out of bounds.
+
+    Sizes are memoised per node, so a billion-laughs document is measured in
+    time linear in its text, never expanded.
+    """
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    # Iterative post-order walk: the document may be deeper than Python's stack.
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        children = _children(node)
+        if not children_done:
+            if key in on_path:
+                raise ContractValidationError(f"{origin}: YAML alias refers to itself (recursive structure)")
+            on_path.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            if len(on_path) > MAX_DEPTH:
+                raise ContractValidationError(f"{origin}: YAML is nested deeper than {MAX_DEPTH} levels")
+            continue
+        on_path.discard(key)
+        size = 1 + sum(sizes[id(child)] for child in children)
+        depth = 1 + max((depths[id(child)] for child in children), default=0)
+        if size > MAX_EXPANDED_NODES:
+            raise ContractValidationError(
+                f"{origin}: YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (alias bomb?)"
+            )
+        if depth > MAX_DEPTH:
+            raise ContractValidationError(f"{origin}: YAML is nested deeper than {MAX_DEPTH} levels")
+        sizes[key] = size
+        depths[key] = depth
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_shape_of_mapping(data: Any, origin: str) -> None:
+    """Depth check for mappings handed in directly (they never went through YAML)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    seen = 0
+    while stack:
+        value, depth = stack.pop()
+        seen += 1
+        if depth > MAX_DEPTH:
+            raise ContractValidationError(f"{origin}: nested deeper than {MAX_DEPTH} levels")
+        if seen > MAX_EXPANDED_NODES:
+            raise ContractValidationError(f"{origin}: has more than {MAX_EXPANDED_NODES:,} values")
+        if isinstance(value, Mapping):
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend((item, depth + 1) for item in value)
+
+
+class _ContractLoader(yaml.SafeLoader):
+    """SafeLoader that keeps timestamps as text and refuses duplicate keys."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def get_single_node_or_refuse(self, origin: str) -> yaml.Node | None:
+        self.get_event()  # StreamStart
+        node: yaml.Node | None = None
+        if not self.check_event(yaml.StreamEndEvent):
+            node = self.compose_document()
+        if not self.check_event(yaml.StreamEndEvent):
+            event = self.peek_event()
+            line = event.start_mark.line + 1 if event.start_mark else "?"
+            raise ContractValidationError(
+                f"{origin}: holds more than one YAML document (a second one starts at line {line}); "
+                "put one contract in each file"
+            )
+        return node
+
+    def construct_document(self, node: yaml.Node) -> Any:  # type: ignore[override]
+        return super().construct_document(node)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:  # type: ignore[override]
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            try:
+                first = seen.get(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found an unhashable key",
+                    key_node.start_mark,
+                ) from None
+            if first is not None:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"duplicate key {key!r} (first at line {first.start_mark.line + 1}); "
+                    "YAML would silently keep only the last one",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+def _unknown_tag(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    raise yaml.constructor.ConstructorError(
+        None, None, f"the YAML tag {node.tag!r} is not allowed in a contract", node.start_mark
+    )
+
+
+_ContractLoader.add_constructor(None, _unknown_tag)  # type: ignore[arg-type]

@@ -1,0 +1,30 @@
+"""The three ways a contract can be refused, as DQX names them.
+
+Each class subclasses its namesake in ``dqx.contract`` so code written against
+DQX (``except dqx.contract.ContractValidationError``) catches ours too.
+"""
+
+from __future__ import annotations
+
+from dqx import contract as _dqx_contract
+
+
+class ContractValidationError(_dqx_contract.ContractValidationError):
+    """The contract document is invalid; nothing runs.
+
+    The message names the offending field (a JSON path such as
+    ``schema[0].properties[2].quality[1]`` or a rule/property name) and says what
+    is wrong with it.
+    """
+
+
+class SchemaValidationError(_dqx_contract.SchemaValidationError):
+    """The data does not have the schema the contract declares (strict mode only)."""
+
+
+class ContractWarning(_dqx_contract.ContractWarning):
+    """A non-fatal problem: a rule that cannot run, a deprecated form, a doubtful value.
+
+    Emitted with :func:`warnings.warn`; filter it with
+    ``warnings.simplefilter("error", ContractWarning)`` to make warnings fatal.
+    """

@@ -1,0 +1,181 @@
+"""The base of every dqx-gx expectation: one contract rule, one observed value, SPEC §3 bounds.
+
+A subclass says which metrics it needs and how they combine into the observed
+value (:meth:`DqxExpectation.observe`); this class decides pass/fail with
+:class:`~dqx_gx.rules.threshold.Interval` — the same code the rules layer uses —
+and renders the rule for data docs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from great_expectations.core.metric_domain_types import MetricDomainTypes
+from great_expectations.expectations.expectation import BatchExpectation, Expectation
+from great_expectations.expectations.registry import get_metric_kwargs
+from great_expectations.render import LegacyRendererType, RenderedStringTemplateContent
+from great_expectations.render.renderer.renderer import renderer
+from great_expectations.validator.metric_configuration import MetricConfiguration
+from great_expectations.validator.validator import ValidationDependencies
+from pyspark.sql.types import StructField, StructType
+
+from dqx_gx.expectations.spark_types import find_field, missing_reason
+from dqx_gx.rules.threshold import Interval
+
+SCHEMA = "dqx.batch_schema"
+NUM_ROWS = "dqx.num_rows"
+
+Scale = Literal["count", "fraction", "percent"]
+
+
+@dataclass(frozen=True)
+class Observed:
+    """A measured value (or a non-numeric one, such as a Spark type, with its verdict)."""
+
+    value: Any
+    details: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Unmeasured:
+    """Why there is no value to compare: the rule fails with this reason."""
+
+    reason: str
+
+
+Observation = Observed | Unmeasured
+
+
+class DqxExpectation(BatchExpectation):
+    """A DQX rule on a batch; subclasses name the metric.
+
+    Bounds are the tolerance-derived interval of the rule's operator (SPEC §3):
+    the value passes when it lies inside ``[min_value, max_value]`` (each end
+    strict or not), or outside it when ``outside`` is set (``mustNotBe``,
+    ``mustNotBeBetween``). No bounds: the value is recorded and always passes.
+    """
+
+    rule: str
+    min_value: float | None = None
+    max_value: float | None = None
+    strict_min: bool = False
+    strict_max: bool = False
+    outside: bool = False
+
+    domain_type: ClassVar[MetricDomainTypes] = MetricDomainTypes.TABLE
+    bound_keys: ClassVar[tuple[str, ...]] = ("rule", "min_value", "max_value", "strict_min", "strict_max", "outside")
+    success_keys: ClassVar[tuple[str, ...]] = bound_keys
+    metric_text: ClassVar[str] = "value"
+    """How data docs name the metric when the rule's own expression is not in ``meta``."""
+
+    def metrics_needed(self) -> dict[str, dict[str, Any]]:
+        """Metric name → value kwargs this expectation reads (the batch schema is always added)."""
+        raise NotImplementedError
+
+    def observe(self, metrics: dict[str, Any]) -> Observation:
+        raise NotImplementedError
+
+    def get_validation_dependencies(
+        self, execution_engine: Any = None, runtime_configuration: dict[str, Any] | None = None
+    ) -> ValidationDependencies:
+        dependencies = Expectation.get_validation_dependencies(self, execution_engine, runtime_configuration)
+        domain = get_metric_kwargs(SCHEMA, self.configuration, runtime_configuration)["metric_domain_kwargs"]
+        for name, value_kwargs in {SCHEMA: {}, **self.metrics_needed()}.items():
+            dependencies.set_metric_configuration(
+                name, MetricConfiguration(name, metric_domain_kwargs=domain, metric_value_kwargs=value_kwargs)
+            )
+        return dependencies
+
+    def _validate(
+        self,
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any] | None = None,
+        execution_engine: Any = None,
+    ) -> dict[str, Any]:
+        observation = self.observe(metrics)
+        if isinstance(observation, Unmeasured):
+            return _failed(observation.reason)
+        value = observation.value
+        details = dict(observation.details or {})
+        if isinstance(value, float) and not math.isfinite(value):
+            details["failure"] = f"the observed value is {value}, which no threshold accepts"
+            return {"success": False, "result": {"observed_value": value, "details": details}}
+        if not isinstance(value, int | float):
+            success = not details.get("failure")
+        else:
+            success = self.interval.passes(float(value))
+        result: dict[str, Any] = {"observed_value": value}
+        if details:
+            result["details"] = details
+        return {"success": success, "result": result}
+
+    @property
+    def interval(self) -> Interval:
+        return Interval(self.min_value, self.max_value, self.strict_min, self.strict_max, self.outside)
+
+    # --- helpers for subclasses -------------------------------------------------------------------
+
+    @staticmethod
+    def field(metrics: dict[str, Any], column: str) -> StructField | Unmeasured:
+        schema = StructType.fromJson(metrics[SCHEMA])
+        found = find_field(schema, column)
+        return found if found is not None else Unmeasured(missing_reason(schema, column))
+
+    @staticmethod
+    def scaled(count: int, num_rows: int, scale: Scale, what: str) -> Observation:
+        """A count as the rule reports it: the count, a fraction (0–1) or a percentage (0–100) of all rows."""
+        if scale == "count":
+            return Observed(count)
+        if num_rows == 0:
+            return Unmeasured(f"{what} as a {scale} of all rows cannot be computed on an empty batch (0 rows)")
+        return Observed(count / num_rows * (100.0 if scale == "percent" else 1.0))
+
+    # --- data docs ------------------------------------------------------------------------------------
+
+    @classmethod
+    @renderer(renderer_type=LegacyRendererType.PRESCRIPTIVE)
+    def _prescriptive_renderer(
+        cls,
+        configuration: Any = None,
+        result: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> list[RenderedStringTemplateContent]:
+        if configuration is None and result is not None:
+            configuration = result.expectation_config
+        kwargs_ = dict(configuration.kwargs) if configuration is not None else {}
+        dqx = (configuration.meta or {}).get("dqx", {}) if configuration is not None else {}
+        params = {
+            "rule": kwargs_.get("rule", ""),
+            "expression": dqx.get("expression") or cls.describe(kwargs_),
+            "severity": dqx.get("severity", ""),
+        }
+        template = "$rule: $expression" + (" ($severity)" if params["severity"] else "")
+        styling = (runtime_configuration or {}).get("styling") or {}
+        return [
+            RenderedStringTemplateContent(
+                content_block_type="string_template",
+                string_template={"template": template, "params": params, "styling": styling},
+            )
+        ]
+
+    @classmethod
+    def describe(cls, kwargs: dict[str, Any]) -> str:
+        """The rule in words from the stored kwargs alone (used when ``meta`` lacks the expression)."""
+        subject = cls.metric_text.format(**{k: v for k, v in kwargs.items() if isinstance(k, str)})
+        low, high = kwargs.get("min_value"), kwargs.get("max_value")
+        if low is None and high is None:
+            return f"{subject} is recorded"
+        parts = []
+        if low is not None:
+            parts.append(f"{'>' if kwargs.get('strict_min') else '≥'} {low:g}")
+        if high is not None:
+            parts.append(f"{'<' if kwargs.get('strict_max') else '≤'} {high:g}")
+        verb = "must not be" if kwargs.get("outside") else "must be"
+        return f"{subject} {verb} {' and '.join(parts)}"
+
+
+def _failed(reason: str) -> dict[str, Any]:
+    return {"success": False, "result": {"observed_value": None, "details": {"failure": reason}}}

@@ -1,0 +1,190 @@
+"""Contract → GX ExpectationSuite: one expectation per executable rule.
+
+Each expectation carries the rule's severity (GX's own ``severity`` and
+``meta.dqx.severity``) and enough ``meta`` to trace a result back to its rule.
+The suite's ``meta.dqx`` lists every rule id and the rules that could not be
+translated, so a run that lost an expectation can be told from one that passed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from typing import Any
+
+import great_expectations as gx
+from great_expectations.compatibility.pydantic import ValidationError as PydanticValidationError
+from great_expectations.exceptions import ExpectationNotFoundError
+from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.registry import get_expectation_impl
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.errors import ContractWarning
+from dqx_gx.expectations import catalog
+from dqx_gx.rules.metric import MetricKind
+from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, TypeRule
+from dqx_gx.rules.severity import gx_severity
+
+NOW_PARAMETER = "now"
+"""The expectation parameter that carries "now" into freshness checks at run time."""
+
+_BY_KIND: dict[MetricKind, type[catalog.DqxExpectation]] = {
+    MetricKind.NUM_ROWS: catalog.ExpectDqxRowCount,
+    MetricKind.NULL_COUNT: catalog.ExpectDqxNullCount,
+    MetricKind.MISSING_COUNT: catalog.ExpectDqxMissingCount,
+    MetricKind.INVALID_COUNT: catalog.ExpectDqxInvalidCount,
+    MetricKind.COUNT_VALUES: catalog.ExpectDqxValueCount,
+    MetricKind.PATTERN_INVALID_COUNT: catalog.ExpectDqxPatternInvalidCount,
+    MetricKind.DUPLICATE_COUNT: catalog.ExpectDqxDuplicateCount,
+    MetricKind.VIOLATION_COUNT: catalog.ExpectDqxViolationCount,
+    MetricKind.CARDINALITY: catalog.ExpectDqxCardinality,
+    MetricKind.COUNT: catalog.ExpectDqxCount,
+    MetricKind.MIN: catalog.ExpectDqxMin,
+    MetricKind.MAX: catalog.ExpectDqxMax,
+    MetricKind.MEAN: catalog.ExpectDqxMean,
+    MetricKind.SUM: catalog.ExpectDqxSum,
+    MetricKind.VARIANCE: catalog.ExpectDqxVariance,
+    MetricKind.STDDEV: catalog.ExpectDqxStddev,
+    MetricKind.PERCENTILE: catalog.ExpectDqxPercentile,
+    MetricKind.MIN_LENGTH: catalog.ExpectDqxMinLength,
+    MetricKind.MAX_LENGTH: catalog.ExpectDqxMaxLength,
+    MetricKind.AVG_LENGTH: catalog.ExpectDqxAvgLength,
+    MetricKind.FRESHNESS_HOURS: catalog.ExpectDqxFreshness,
+}
+
+
+@dataclass(frozen=True)
+class SuiteBuild:
+    """A translated contract: the suite, and the rules that have no expectation (with why)."""
+
+    suite: gx.ExpectationSuite
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Rule id → reason, for SkippedRules and rules GX cannot express."""
+
+
+def suite_name(contract: Contract) -> str:
+    """The GX suite name of a contract: ``{name}.{dataset}``, or the dataset when unnamed."""
+    return f"{contract.name}.{contract.dataset}" if contract.name else contract.dataset
+
+
+def build_suite(contract: Contract) -> SuiteBuild:
+    """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped."""
+    expectations: list[Expectation] = []
+    skipped: dict[str, str] = {}
+    for rule in contract.rules:
+        if isinstance(rule, SkippedRule):
+            skipped[rule.id] = rule.reason
+            continue
+        built = expectation_for(rule, contract)
+        if isinstance(built, str):
+            warnings.warn(f"Rule '{rule.name}' ({rule.id}): {built}; skipping", ContractWarning, stacklevel=2)
+            skipped[rule.id] = built
+            continue
+        if any(built == other for other in expectations):
+            built.description = rule.name  # GX would merge two equal expectations into one
+        expectations.append(built)
+    suite = gx.ExpectationSuite(
+        name=suite_name(contract),
+        expectations=expectations,
+        meta={"dqx": _suite_meta(contract, expectations, skipped)},
+    )
+    return SuiteBuild(suite, skipped)
+
+
+def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
+    """The GX expectation for one rule, or why there is none."""
+    common: dict[str, Any] = {
+        "severity": gx_severity(rule.severity),
+        "meta": {"dqx": _rule_meta(rule, contract)},
+    }
+    if isinstance(rule, ExpectationRule):
+        return _native_expectation(rule, common)
+    common["rule"] = rule.name
+    if isinstance(rule, TypeRule):
+        assert rule.column is not None
+        data_type = rule.data_type.to_dict() if rule.data_type else None
+        return catalog.ExpectDqxColumnType(column=rule.column, data_type=data_type, **common)
+    assert isinstance(rule, MetricRule)
+    metric = rule.metric
+    kwargs: dict[str, Any] = dict(common)
+    if rule.threshold is not None:
+        interval = rule.threshold.interval
+        kwargs.update(
+            min_value=interval.min_value,
+            max_value=interval.max_value,
+            strict_min=interval.strict_min,
+            strict_max=interval.strict_max,
+            outside=interval.outside,
+        )
+    match metric.kind:
+        case MetricKind.NUM_ROWS:
+            pass
+        case MetricKind.DUPLICATE_COUNT:
+            kwargs.update(columns=list(metric.columns), scale=metric.scale.value)
+        case _:
+            kwargs["column"] = metric.column
+    match metric.kind:
+        case MetricKind.NULL_COUNT:
+            kwargs["scale"] = metric.scale.value
+        case MetricKind.MISSING_COUNT | MetricKind.INVALID_COUNT | MetricKind.COUNT_VALUES:
+            kwargs.update(values=list(metric.values), scale=metric.scale.value)
+        case MetricKind.PATTERN_INVALID_COUNT:
+            kwargs.update(pattern=metric.pattern, scale=metric.scale.value)
+        case MetricKind.VIOLATION_COUNT:
+            assert metric.constraint is not None
+            kwargs.update(constraint=metric.constraint.kind.value, value=metric.constraint.value, scale=metric.scale.value)
+        case MetricKind.PERCENTILE:
+            kwargs["percentile"] = metric.percentile
+        case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH | MetricKind.AVG_LENGTH:
+            kwargs["column_type"] = metric.column_type
+        case MetricKind.FRESHNESS_HOURS:
+            kwargs.update(now={"$PARAMETER": NOW_PARAMETER}, aggregation=metric.aggregation)
+    return _BY_KIND[metric.kind](**kwargs)
+
+
+def _native_expectation(rule: ExpectationRule, common: dict[str, Any]) -> Expectation | str:
+    """A GX expectation declared in the contract, built by GX itself."""
+    try:
+        expectation_class = get_expectation_impl(rule.expectation_type)
+    except ExpectationNotFoundError:
+        return f"GX has no expectation {rule.expectation_type!r}"
+    meta = {**dict(rule.meta), **common["meta"]}
+    try:
+        return expectation_class(**dict(rule.kwargs), severity=common["severity"], meta=meta)  # type: ignore[no-any-return]
+    except (PydanticValidationError, TypeError, ValueError) as exc:
+        problem = str(exc).replace("\n", " ")
+        return f"{rule.expectation_type} does not accept {dict(rule.kwargs)!r}: {problem}"
+
+
+def _rule_meta(rule: Rule, contract: Contract) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "contract": contract.check_name,
+        "contract_id": contract.contract_id,
+        "rule_id": rule.id,
+        "rule": rule.name,
+        "severity": rule.severity,
+        "dimension": rule.dimension,
+        "origin": rule.origin.value,
+        "expression": rule.expression(),
+    }
+    if isinstance(rule, MetricRule):
+        meta["metric"] = rule.metric.kind.value
+        if rule.threshold is not None:
+            value = rule.threshold.value
+            meta["operator"] = rule.threshold.operator.value
+            meta["threshold"] = list(value) if isinstance(value, tuple) else value
+    return {k: v for k, v in meta.items() if v is not None}
+
+
+def _suite_meta(contract: Contract, expectations: list[Expectation], skipped: dict[str, str]) -> dict[str, Any]:
+    return {
+        "contract": contract.check_name,
+        "contract_id": contract.contract_id,
+        "contract_version": contract.version,
+        "dataset": contract.dataset,
+        "dqx_gx_version": version("dqx-gx"),
+        "expectation_types": sorted({e.expectation_type for e in expectations}),
+        "rule_ids": [e.meta["dqx"]["rule_id"] for e in expectations],
+        "skipped": [{"rule_id": rule_id, "reason": reason} for rule_id, reason in skipped.items()],
+    }

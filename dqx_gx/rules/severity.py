@@ -1,0 +1,54 @@
+"""Severity: ODCS labels to DQX levels (P0–P3) and DQX levels to GX severities."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Literal
+
+from dqx.common import SeverityLevel
+
+from dqx_gx.errors import ContractWarning
+
+GxSeverity = Literal["critical", "warning", "info"]
+
+DEFAULT_SEVERITY: SeverityLevel = "P1"
+
+_LABELS: dict[str, SeverityLevel] = {
+    "p0": "P0",
+    "p1": "P1",
+    "p2": "P2",
+    "p3": "P3",
+    "error": "P0",
+    "critical": "P0",
+    "fatal": "P0",
+    "warning": "P1",
+    "warn": "P1",
+    "info": "P2",
+    "low": "P3",
+    "minor": "P3",
+}
+
+
+def parse_severity(raw: Any, where: str) -> SeverityLevel:
+    """DQX level for a contract's severity label (SPEC §3).
+
+    Omitted means P1; an unknown label also gives P1, with a ContractWarning
+    naming ``where`` (e.g. ``Quality rule 'x'``) so the fallback is never silent.
+    """
+    if raw is None:
+        return DEFAULT_SEVERITY
+    level = _LABELS.get(str(raw).strip().lower()) if isinstance(raw, str) else None
+    if level is None:
+        warnings.warn(
+            f"{where}: unknown severity {raw!r}; using P1 "
+            "(known: error/critical/fatal → P0, warning/warn → P1, info → P2, low/minor → P3, or P0–P3)",
+            ContractWarning,
+            stacklevel=2,
+        )
+        return DEFAULT_SEVERITY
+    return level
+
+
+def gx_severity(level: SeverityLevel) -> GxSeverity:
+    """GX's own severity for a DQX level: P0 → critical, P1 → warning, P2/P3 → info."""
+    return {"P0": "critical", "P1": "warning"}.get(level, "info")  # type: ignore[return-value]

@@ -1,0 +1,21 @@
+"""Instants as SPEC §1 reads them: a date is midnight UTC, a timestamp without zone is UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def as_utc(value: str | date | datetime) -> datetime:
+    """An aware UTC datetime for an ISO string, date or datetime (naive → UTC)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def epoch_micros(value: str | date | datetime) -> int:
+    delta = as_utc(value) - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

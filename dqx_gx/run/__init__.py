@@ -1,0 +1,6 @@
+"""Running contracts: GX artefacts, the checkpoint run, and DQX results."""
+
+from dqx_gx.run.results import RuleResult
+from dqx_gx.run.runner import ContractRun, Outcome, run_contract
+
+__all__ = ["ContractRun", "Outcome", "RuleResult", "run_contract"]

@@ -1,0 +1,101 @@
+"""The GX artefacts of a contract: Spark datasource, dataframe asset, suite, validation definition, checkpoint.
+
+Written with get-or-create semantics and stable ids, so writing the same
+contract twice into a file project changes nothing on disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import great_expectations as gx
+from great_expectations.checkpoint import UpdateDataDocsAction
+from great_expectations.core.batch_definition import BatchDefinition
+from great_expectations.data_context import AbstractDataContext
+from great_expectations.data_context.types.base import ProgressBarsConfig
+from great_expectations.exceptions import DataContextError
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.expectations.suite import SuiteBuild
+from dqx_gx.run.guard import DqxGuardAction
+
+DATASOURCE = "dqx_gx_spark"
+BATCH_DEFINITION = "whole_dataframe"
+RESULT_FORMAT: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
+"""SUMMARY keeps observed values; no unexpected-value samples, which would cost GX's map
+expectations an extra Spark job each."""
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    suite: gx.ExpectationSuite
+    validation_definition: gx.ValidationDefinition
+    checkpoint: gx.Checkpoint
+
+
+def quiet_context(context: AbstractDataContext) -> AbstractDataContext:
+    """Switch off GX's progress bars on a context dqx-gx created (not saved to disk)."""
+    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
+    return context
+
+
+def ephemeral_context() -> AbstractDataContext:
+    """A fresh in-memory GX context: nothing is written to disk."""
+    return quiet_context(gx.get_context(mode="ephemeral"))
+
+
+def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild, *, data_docs: bool) -> Artifacts:
+    """Add (or update in place) everything a checkpoint run of ``contract`` needs."""
+    batch_definition = _batch_definition(context, contract.dataset)
+    suite = _store_suite(context, build.suite)
+    validation = context.validation_definitions.add_or_update(
+        gx.ValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
+    )
+    actions: list[Any] = [
+        DqxGuardAction(
+            rule_ids={suite.name: [e.meta["dqx"]["rule_id"] for e in suite.expectations if "dqx" in (e.meta or {})]},
+            expectation_types=sorted({e.expectation_type for e in suite.expectations if "_dqx_" in e.expectation_type}),
+        )
+    ]
+    if data_docs:
+        actions.append(UpdateDataDocsAction(name="update_data_docs"))
+    checkpoint = context.checkpoints.add_or_update(
+        gx.Checkpoint(
+            name=suite.name,
+            validation_definitions=[validation],
+            actions=actions,
+            result_format=RESULT_FORMAT,
+        )
+    )
+    return Artifacts(suite, validation, checkpoint)
+
+
+def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition:
+    datasource = context.data_sources.all().get(DATASOURCE)
+    if datasource is None:
+        # persist=False: GX would otherwise cache the caller's DataFrame and never release it.
+        datasource = context.data_sources.add_spark(name=DATASOURCE, persist=False)
+    asset = next((a for a in datasource.assets if a.name == asset_name), None)
+    if asset is None:
+        asset = datasource.add_dataframe_asset(name=asset_name)
+    existing = next((b for b in asset.batch_definitions if b.name == BATCH_DEFINITION), None)
+    return existing or asset.add_batch_definition_whole_dataframe(BATCH_DEFINITION)
+
+
+def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx.ExpectationSuite:
+    """Add or update the suite, keeping the ids of expectations already stored for the same rules."""
+    try:
+        stored = context.suites.get(suite.name)
+    except DataContextError:
+        stored = None
+    if stored is not None:
+        known = {_rule_id(e.meta): e.id for e in stored.expectations}
+        for expectation in suite.expectations:
+            expectation.id = known.get(_rule_id(expectation.meta))
+        suite.id = stored.id
+    return context.suites.add_or_update(suite)
+
+
+def _rule_id(meta: dict[str, Any] | None) -> str | None:
+    return (meta or {}).get("dqx", {}).get("rule_id")

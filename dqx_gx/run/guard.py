@@ -1,0 +1,66 @@
+"""A checkpoint action that makes a run fail loudly when a dqx-gx expectation went missing.
+
+GX drops an expectation whose class is not registered (its module was not
+imported) when it loads a suite, logs an error, and still reports success on
+the rest. This action is stored in every checkpoint dqx-gx writes:
+
+* loading such a checkpoint without ``import dqx_gx`` fails, because GX cannot
+  build an action type it does not know;
+* running it checks that every rule of the contract produced a result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from great_expectations.checkpoint import ValidationAction
+from great_expectations.checkpoint.checkpoint import CheckpointResult
+from great_expectations.compatibility.pydantic import validator
+from great_expectations.exceptions import GreatExpectationsError
+from great_expectations.expectations.registry import _registered_expectations
+
+import dqx_gx.expectations  # noqa: F401 - registers the expectations this action guards
+
+GUARD_ACTION_TYPE = "dqx_gx_guard"
+
+
+class MissingExpectationsError(GreatExpectationsError):
+    """Some rules of a contract produced no result: their expectations were not loaded."""
+
+
+class DqxGuardAction(ValidationAction):
+    """Fail the checkpoint when a contract rule has no result."""
+
+    type: Literal["dqx_gx_guard"] = GUARD_ACTION_TYPE
+    name: str = GUARD_ACTION_TYPE
+    rule_ids: dict[str, list[str]] = {}
+    """Suite name → the rule ids its expectations carry (``meta.dqx.rule_id``)."""
+    expectation_types: list[str] = []
+
+    @validator("expectation_types")
+    def _types_are_registered(cls, value: list[str]) -> list[str]:
+        missing = sorted(t for t in value if t not in _registered_expectations)
+        if missing:
+            raise ValueError(
+                f"expectation types {missing} are not registered in this process; "
+                "import dqx_gx before loading this checkpoint"
+            )
+        return value
+
+    def run(self, checkpoint_result: CheckpointResult, action_context: Any = None) -> dict[str, Any]:
+        problems: dict[str, list[str]] = {}
+        for suite_result in checkpoint_result.run_results.values():
+            expected = self.rule_ids.get(suite_result.suite_name, [])
+            seen = {
+                (r.expectation_config.meta or {}).get("dqx", {}).get("rule_id")
+                for r in suite_result.results
+                if r.expectation_config is not None
+            }
+            missing = [rule_id for rule_id in expected if rule_id not in seen]
+            if missing:
+                problems[suite_result.suite_name] = missing
+        if problems:
+            raise MissingExpectationsError(
+                f"rules without a result (was the suite loaded without `import dqx_gx`?): {problems}"
+            )
+        return {"checked_rules": sum(len(ids) for ids in self.rule_ids.values())}

@@ -1,0 +1,138 @@
+"""GX validation results → DQX ``AssertionResult`` objects, one per contract rule (SPEC §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dqx.common import AssertionResult, AssertionStatus, EvaluationFailure, ResultKey
+from returns.result import Failure, Result, Success
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One rule's outcome: the DQX AssertionResult plus what GX observed."""
+
+    rule: Rule
+    assertion: AssertionResult
+    observed: Any
+    """The observed value as GX reported it (a number, a Spark type name, or None)."""
+    reason: str | None = None
+    """Why the rule failed without a comparison, or was skipped."""
+    expectation_type: str | None = None
+
+
+def rule_results(
+    contract: Contract,
+    evrs: Iterable[Any],
+    skipped: Mapping[str, str],
+    *,
+    suite: str,
+    key: ResultKey,
+) -> tuple[RuleResult, ...]:
+    """Results for every rule of ``contract``, in contract order; skipped rules included."""
+    by_rule = {_rule_id(evr): evr for evr in evrs}
+    where = _Where(suite, contract.check_name, key)
+    outcomes: list[RuleResult] = []
+    for rule in contract.rules:
+        expression = rule.expression()
+        if rule.id in skipped:
+            reason = skipped[rule.id]
+            outcomes.append(_result(rule, "SKIPPED", _failure(reason, expression), None, reason, None, where))
+            continue
+        evr = by_rule.get(rule.id)
+        if evr is None:
+            reason = "GX returned no result for this rule (its expectation was not in the suite that ran)"
+            outcomes.append(_result(rule, "FAILED", _failure(reason, expression), None, reason, None, where))
+            continue
+        status, metric, observed, reason = _evaluate(rule, evr, expression)
+        outcomes.append(
+            _result(rule, status, metric, observed, reason, evr.expectation_config.type, where)
+        )
+    return tuple(outcomes)
+
+
+@dataclass(frozen=True)
+class _Where:
+    suite: str
+    check: str
+    key: ResultKey
+
+
+def _rule_id(evr: Any) -> str | None:
+    config = evr.expectation_config
+    return (config.meta or {}).get("dqx", {}).get("rule_id") if config is not None else None
+
+
+def _evaluate(rule: Rule, evr: Any, expression: str) -> tuple[AssertionStatus, Result[float, list[EvaluationFailure]], Any, str | None]:
+    result = evr.result or {}
+    observed = result.get("observed_value")
+    raised = _exception_message(evr.exception_info)
+    if raised is not None:
+        reason = f"GX could not evaluate the rule: {raised}"
+        return "FAILED", _failure(reason, expression), observed, reason
+    failure = (result.get("details") or {}).get("failure")
+    if failure:
+        return "FAILED", _failure(failure, expression), observed, failure
+    status: AssertionStatus = "PASSED" if evr.success else "FAILED"
+    if isinstance(rule, TypeRule):
+        return status, Success(0.0), observed, None
+    number = _number(observed)
+    if number is None and isinstance(rule, ExpectationRule):
+        number = _number(result.get("unexpected_count"))
+        if number is None and evr.success:
+            number = 0.0
+    if number is None:
+        reason = f"the observed value {observed!r} is not a number"
+        return "FAILED", _failure(reason, expression), observed, reason
+    return status, Success(number), observed, None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _exception_message(info: Any) -> str | None:
+    """The first raised exception's message; GX nests them per metric or keeps one flat dict."""
+    if not isinstance(info, Mapping):
+        return None
+    if info.get("raised_exception"):
+        return str(info.get("exception_message") or "unknown error")
+    for value in info.values():
+        if isinstance(value, Mapping) and value.get("raised_exception"):
+            return str(value.get("exception_message") or "unknown error")
+    return None
+
+
+def _failure(reason: str, expression: str) -> Result[float, list[EvaluationFailure]]:
+    return Failure([EvaluationFailure(error_message=reason, expression=expression, symbols=[])])
+
+
+def _result(
+    rule: Rule,
+    status: AssertionStatus,
+    metric: Result[float, list[EvaluationFailure]],
+    observed: Any,
+    reason: str | None,
+    expectation_type: str | None,
+    where: _Where,
+) -> RuleResult:
+    assertion = AssertionResult(
+        yyyy_mm_dd=where.key.yyyy_mm_dd,
+        suite=where.suite,
+        check=where.check,
+        assertion=rule.name,
+        severity=rule.severity,
+        status=status,
+        metric=metric,
+        expression=rule.expression(),
+        tags=dict(where.key.tags),
+        assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
+    )
+    return RuleResult(rule, assertion, observed, reason, expectation_type)

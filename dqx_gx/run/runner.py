@@ -1,0 +1,133 @@
+"""Run a contract on a Spark DataFrame through a GX checkpoint and return DQX results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from dqx.common import AssertionResult, ResultKey
+from pyspark.sql.types import StructType
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.errors import SchemaValidationError
+from dqx_gx.expectations.spark_types import find_field, missing_reason, type_mismatch
+from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite
+from dqx_gx.rules.rule import MetricRule, RuleOrigin, TypeRule
+from dqx_gx.rules.timestamps import as_utc
+from dqx_gx.run.artifacts import ephemeral_context, install
+from dqx_gx.run.results import RuleResult, rule_results
+
+if TYPE_CHECKING:
+    from great_expectations.checkpoint.checkpoint import CheckpointResult
+    from great_expectations.data_context import AbstractDataContext
+    from pyspark.sql import DataFrame
+
+Outcome = Literal["passed", "passed_with_warnings", "rejected"]
+
+
+@dataclass(frozen=True)
+class ContractRun:
+    """The outcome of one contract on one batch."""
+
+    contract: Contract
+    rule_results: tuple[RuleResult, ...]
+    checkpoint_result: CheckpointResult
+    """GX's own result object, untouched."""
+    suite_name: str
+    now: datetime
+
+    @property
+    def results(self) -> list[AssertionResult]:
+        """One DQX AssertionResult per rule, in contract order (skipped rules included)."""
+        return [r.assertion for r in self.rule_results]
+
+    def is_critical(self) -> bool:
+        """True when a P0 assertion failed (DQX's ``VerificationSuite.is_critical``)."""
+        return any(r.severity == "P0" and r.status == "FAILED" for r in self.results)
+
+    @property
+    def outcome(self) -> Outcome:
+        """The ingestion-gate verdict: ``rejected`` when a P0 rule failed;
+        ``passed_with_warnings`` when any other rule failed or a rule was skipped;
+        ``passed`` otherwise."""
+        if self.is_critical():
+            return "rejected"
+        if any(r.status != "PASSED" for r in self.results):
+            return "passed_with_warnings"
+        return "passed"
+
+
+def run_contract(
+    contract: Contract,
+    dataframe: DataFrame,
+    *,
+    now: datetime | date | str | None = None,
+    key: ResultKey | None = None,
+    context: AbstractDataContext | None = None,
+    strict_schema: bool = False,
+    data_docs: bool = False,
+) -> ContractRun:
+    """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
+
+    ``now`` is the moment freshness is measured from (default: the current
+    time, UTC; naive values are UTC). ``key`` gives the result date and tags
+    (default: today's date, no tags). ``context`` is any GX context (default: a
+    new ephemeral one); the suite, validation definition and checkpoint are
+    added to it. ``strict_schema`` raises :class:`SchemaValidationError` for a
+    missing column, a type mismatch or NULLs in a required column instead of
+    reporting failed assertions. ``data_docs`` adds GX's UpdateDataDocsAction.
+
+    The caller's DataFrame is neither cached nor modified.
+    """
+    moment = as_utc(now) if now is not None else datetime.now(UTC)
+    key = key or ResultKey(moment.date(), {})
+    if strict_schema:
+        _require_declared_schema(contract, dataframe.schema)
+    build = build_suite(contract)
+    artifacts = install(context or ephemeral_context(), contract, build, data_docs=data_docs)
+    checkpoint_result = artifacts.checkpoint.run(
+        batch_parameters={"dataframe": dataframe},
+        expectation_parameters={NOW_PARAMETER: moment},
+    )
+    evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
+    run = ContractRun(
+        contract=contract,
+        rule_results=rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key),
+        checkpoint_result=checkpoint_result,
+        suite_name=artifacts.suite.name,
+        now=moment,
+    )
+    if strict_schema:
+        _require_no_nulls(run)
+    return run
+
+
+def _require_declared_schema(contract: Contract, schema: StructType) -> None:
+    """Strict mode: every declared column is present with a compatible type (DQX ODCS spec §7.6)."""
+    for rule in contract.rules:
+        if not isinstance(rule, TypeRule) or rule.column is None:
+            continue
+        field = find_field(schema, rule.column)
+        if field is None:
+            raise SchemaValidationError(f"Property '{rule.property_name}': {missing_reason(schema, rule.column)}")
+        if rule.data_type is not None:
+            problem = type_mismatch(rule.data_type, field.dataType, f"Property '{rule.property_name}'")
+            if problem:
+                raise SchemaValidationError(problem.replace(" type mismatch: ", " type mismatch:\n", 1))
+
+
+def _require_no_nulls(run: ContractRun) -> None:
+    """Strict mode: a required column holds no NULLs."""
+    for result in run.rule_results:
+        rule = result.rule
+        if (
+            isinstance(rule, MetricRule)
+            and rule.origin is RuleOrigin.SCHEMA
+            and rule.id.endswith(".required")
+            and result.assertion.status == "FAILED"
+        ):
+            prop = next((p.name for p in run.contract.properties if p.column == rule.column), rule.column)
+            raise SchemaValidationError(
+                f"Property '{prop}' is required (required: true)\nbut contains {result.observed} null values"
+            )
