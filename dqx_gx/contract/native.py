@@ -8,7 +8,7 @@ and the ``sla:`` block become the same rules an ODCS contract would give.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -290,4 +290,3 @@ def _pattern_constraint(check: Mapping[str, Any], label: str) -> Constraint:
     flags = "".join(_FLAG_PREFIX[f] for f in check.get("flags") or ())
     pattern = checked_regex(check["pattern"], f"{label}: pattern")
     return Constraint(ConstraintKind.PATTERN, f"(?{flags}){pattern}" if flags else pattern)
-

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_validator, problems, summarise
+from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems, summarise
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
@@ -47,7 +47,7 @@ def load_odcs(source: Source | Document) -> list[Contract]:
     schema_objects = normalised.get("schema") or []
     names = [frozenset(filter(None, (s.get("name"), s.get("physicalName")))) for s in schema_objects]
     contracts = [
-        _contract(normalised, index, names, lifted, notes, document.origin)
+        _contract(normalised, index, names=names, lifted=lifted, notes=notes, origin=document.origin)
         for index in range(len(schema_objects))
     ]
     return contracts
@@ -135,7 +135,7 @@ def _rules_of(element: dict[str, Any], path: str) -> Iterator[tuple[str, dict[st
 
 
 def _validate(doc: dict[str, Any], origin: str) -> None:
-    found = problems(odcs_validator(), doc)
+    found = odcs_problems(doc)
     if found:
         messages = [_odcs_message(doc, p) for p in found]
         raise ContractValidationError(_joined(origin, messages))
@@ -200,6 +200,7 @@ def _at(doc: Any, path: tuple[str | int, ...]) -> Any:
 def _contract(
     doc: dict[str, Any],
     index: int,
+    *,
     names: list[frozenset[str]],
     lifted: dict[str, dict[str, Any]],
     notes: list[str],
@@ -281,9 +282,7 @@ def _sla(
     columns: Mapping[str, str],
     properties: tuple[Property, ...],
 ) -> tuple[SlaLatency | None, list[Rule], dict[str, Any]]:
-    partition = next(
-        (p.column for p in properties if p.partitioned and p.partition_key_position == 1), None
-    )
+    partition = next((p.column for p in properties if p.partitioned and p.partition_key_position == 1), None)
     latency: SlaLatency | None = None
     rules: list[Rule] = []
     metadata: dict[str, Any] = {}

@@ -45,8 +45,7 @@ def parse_property(raw: Mapping[str, Any], path: str) -> Property:
         logical_type_options=MappingProxyType(dict(options)),
         items=_nested(items, f"{path}.items") if isinstance(items, Mapping) else None,
         properties=tuple(
-            parse_property(child, f"{path}.properties[{i}]")
-            for i, child in enumerate(raw.get("properties") or [])
+            parse_property(child, f"{path}.properties[{i}]") for i, child in enumerate(raw.get("properties") or [])
         ),
         map_key=_nested(map_block.get("key"), f"{path}.map.key"),
         map_value=_nested(map_block.get("value"), f"{path}.map.value"),
@@ -149,9 +148,7 @@ def _uniqueness_rule(rule_id: str, name: str, props: tuple[Property, ...]) -> Me
 def _primary_key(properties: tuple[Property, ...]) -> tuple[Property, ...]:
     """Primary-key properties in key order (primaryKeyPosition, then declaration order)."""
     keyed = [p for p in properties if p.primary_key]
-    return tuple(
-        sorted(keyed, key=lambda p: (p.primary_key_position is None, p.primary_key_position or 0))
-    )
+    return tuple(sorted(keyed, key=lambda p: (p.primary_key_position is None, p.primary_key_position or 0)))
 
 
 def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
@@ -206,8 +203,16 @@ def _unsupported_option(prop: Property, key: str, value: Any) -> str | None:
         )
     if key == "multipleOf" and lt != "integer":
         return "multipleOf is only checked on integer properties (floating-point remainders are inexact)"
-    if key in ("minProperties", "maxProperties", "required", "elementType", "distanceMetric",
-               "embeddingModel", "embeddingModelVersion", "normalized"):
+    if key in (
+        "minProperties",
+        "maxProperties",
+        "required",
+        "elementType",
+        "distanceMetric",
+        "embeddingModel",
+        "embeddingModelVersion",
+        "normalized",
+    ):
         return f"logicalTypeOptions.{key} is recorded but not checked"
     if key == "uniqueItems" and value is not True:
         return "uniqueItems: false allows anything; nothing to check"

@@ -86,7 +86,9 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
         "description": raw.get("description"),
     }
     if kind is None:
-        return _skip(label, info, name or ctx.path, RuleOrigin.LIBRARY, "has neither a type nor a metric; nothing to run")
+        return _skip(
+            label, info, name or ctx.path, RuleOrigin.LIBRARY, "has neither a type nor a metric; nothing to run"
+        )
     if ctx.nested:
         return _skip(
             label, info, name or ctx.path, _origin(kind), "quality rules of nested properties are not executed"
@@ -162,7 +164,9 @@ def _column_library_metric(
     if metric_name == "nullValues":
         return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
     if metric_name == "missingValues":
-        sentinels = [v for v in _values(arguments.get("missingValues", []), label, "missingValues") if v is not None]
+        if "missingValues" not in arguments:
+            return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
+        sentinels = [v for v in _values(arguments["missingValues"], label, "missingValues") if v is not None]
         if not sentinels:
             return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
         return Metric(MetricKind.MISSING_COUNT, (column,), values=tuple(sentinels), scale=scale)
@@ -203,7 +207,9 @@ def _values(raw: Any, label: str, what: str) -> list[Scalar | None]:
         raise ContractValidationError(f"{label}: {what} must be a non-empty list of values, got: {raw!r}")
     for value in raw:
         if value is not None and not isinstance(value, str | int | float | bool):
-            raise ContractValidationError(f"{label}: {what} may hold only strings, numbers and booleans, got: {value!r}")
+            raise ContractValidationError(
+                f"{label}: {what} may hold only strings, numbers and booleans, got: {value!r}"
+            )
         if isinstance(value, float) and not math.isfinite(value):
             raise ContractValidationError(f"{label}: {what} may not hold {value}")
     return list(raw)
@@ -219,8 +225,8 @@ def _derived_name(ctx: RuleContext, what: str) -> str:
 def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> Rule:
     implementation = _implementation(raw["implementation"], label)
     if _is_databricks_dqx(implementation):
-        check = implementation.get("check")
-        function = check.get("function") if isinstance(check, Mapping) else None
+        databricks_check = implementation.get("check")
+        function = databricks_check.get("function") if isinstance(databricks_check, Mapping) else None
         return _skip(
             label,
             info,

@@ -53,9 +53,7 @@ def read_document(source: str | os.PathLike[str] | Mapping[str, Any] | Document)
         data = dict(source)
         _check_shape_of_mapping(data, "<mapping>")
         return Document(data, "<mapping>")
-    if isinstance(source, os.PathLike) or (
-        isinstance(source, str) and "\n" not in source and _looks_like_path(source)
-    ):
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and _looks_like_path(source)):
         path = Path(source)
         return Document(_parse(_read_file(path), str(path)), str(path))
     if isinstance(source, str):
@@ -104,9 +102,7 @@ def _read_file(path: Path) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ContractValidationError(
-            f"{path}: is not UTF-8 text (invalid byte at offset {exc.start})"
-        ) from None
+        raise ContractValidationError(f"{path}: is not UTF-8 text (invalid byte at offset {exc.start})") from None
 
 
 def _mib(size: int) -> str:
@@ -229,18 +225,18 @@ def _check_shape_of_mapping(data: Any, origin: str) -> None:
 class _ContractLoader(yaml.SafeLoader):
     """SafeLoader that keeps timestamps as text and refuses duplicate keys."""
 
-    yaml_implicit_resolvers = {
+    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's own class attribute
         first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
 
     def get_single_node_or_refuse(self, origin: str) -> yaml.Node | None:
-        self.get_event()  # StreamStart
+        self.get_event()  # type: ignore[no-untyped-call]  # StreamStart
         node: yaml.Node | None = None
         if not self.check_event(yaml.StreamEndEvent):
             node = self.compose_document()
         if not self.check_event(yaml.StreamEndEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             line = event.start_mark.line + 1 if event.start_mark else "?"
             raise ContractValidationError(
                 f"{origin}: holds more than one YAML document (a second one starts at line {line}); "
@@ -248,15 +244,15 @@ class _ContractLoader(yaml.SafeLoader):
             )
         return node
 
-    def construct_document(self, node: yaml.Node) -> Any:  # type: ignore[override]
+    def construct_document(self, node: yaml.Node) -> Any:
         return super().construct_document(node)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, yaml.Node] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             try:
                 first = seen.get(key)
             except TypeError:
@@ -275,7 +271,7 @@ class _ContractLoader(yaml.SafeLoader):
                     key_node.start_mark,
                 )
             seen[key] = key_node
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+        return super().construct_mapping(node, deep=deep)
 
 
 def _unknown_tag(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -284,4 +280,4 @@ def _unknown_tag(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     )
 
 
-_ContractLoader.add_constructor(None, _unknown_tag)  # type: ignore[arg-type]
+_ContractLoader.add_constructor(None, _unknown_tag)

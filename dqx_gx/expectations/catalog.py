@@ -162,9 +162,7 @@ class ExpectDqxViolationCount(CountExpectation):
         return {"dqx.violation_count": kwargs, NUM_ROWS: {}}
 
     def unsupported(self, field: StructField) -> str | None:
-        return unsupported(
-            self.kind, field, constraint=ConstraintKind(self.constraint), constraint_value=self.value
-        )
+        return unsupported(self.kind, field, constraint=ConstraintKind(self.constraint), constraint_value=self.value)
 
     def count(self, metrics: dict[str, Any]) -> int:
         return int(metrics["dqx.violation_count"])
@@ -337,7 +335,7 @@ class ExpectDqxAvgLength(LengthExpectation):
 class ExpectDqxFreshness(ColumnExpectation):
     """Hours between ``now`` and the newest (or oldest) value; ``now`` is a run-time parameter."""
 
-    now: Union[datetime, date, SuiteParameterDict]  # noqa: UP007 - pydantic v1 needs typing.Union
+    now: Union[datetime, date, SuiteParameterDict]  # type: ignore[type-arg]  # noqa: UP007 - pydantic v1 needs typing.Union
     aggregation: str = "max"
     kind: ClassVar[MetricKind] = MetricKind.FRESHNESS_HOURS
     metric_text: ClassVar[str] = "freshness_hours({column})"

@@ -55,7 +55,7 @@ class BatchSchema(TableMetricProvider):
         runtime_configuration: dict[str, Any],
     ) -> dict[str, Any]:
         df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        return df.schema.jsonValue()  # type: ignore[no-any-return]
+        return df.schema.jsonValue()
 
 
 class DqxAggregate(TableMetricProvider):
@@ -95,7 +95,7 @@ class NumRows(DqxAggregate):
 class ColumnAggregate(DqxAggregate):
     """An aggregate over one column; NULL when the column is missing or of a type it cannot measure."""
 
-    value_keys = ("column",)
+    value_keys: tuple[str, ...] = ("column",)
     kind: ClassVar[MetricKind]
     result_type: ClassVar[str] = LONG
 
@@ -298,7 +298,9 @@ class ViolationCount(ColumnAggregate):
 
     @classmethod
     def measure(cls, column: Column, field: StructField, kwargs: Mapping[str, Any]) -> Column:
-        return F.count_if(column.isNotNull() & violates(column, field, ConstraintKind(kwargs["constraint"]), kwargs["value"]))
+        return F.count_if(
+            column.isNotNull() & violates(column, field, ConstraintKind(kwargs["constraint"]), kwargs["value"])
+        )
 
 
 def violates(column: Column, field: StructField, constraint: ConstraintKind, value: Any) -> Column:

@@ -105,7 +105,12 @@ def unsupported(
 
 
 def _constraint_unsupported(constraint: ConstraintKind, value: object, dt: DataType, what: str) -> str | None:
-    text_constraints = (ConstraintKind.MIN_LENGTH, ConstraintKind.MAX_LENGTH, ConstraintKind.PATTERN, ConstraintKind.FORMAT)
+    text_constraints = (
+        ConstraintKind.MIN_LENGTH,
+        ConstraintKind.MAX_LENGTH,
+        ConstraintKind.PATTERN,
+        ConstraintKind.FORMAT,
+    )
     if constraint in text_constraints:
         return None if isinstance(dt, _STRING_TYPES) else f"{constraint} applies to text; {what}"
     if constraint in (ConstraintKind.MIN_ITEMS, ConstraintKind.MAX_ITEMS):

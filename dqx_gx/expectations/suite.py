@@ -22,6 +22,7 @@ from great_expectations.expectations.registry import get_expectation_impl
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import ContractWarning
 from dqx_gx.expectations import catalog
+from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.rules.metric import MetricKind
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, TypeRule
 from dqx_gx.rules.severity import gx_severity
@@ -29,7 +30,7 @@ from dqx_gx.rules.severity import gx_severity
 NOW_PARAMETER = "now"
 """The expectation parameter that carries "now" into freshness checks at run time."""
 
-_BY_KIND: dict[MetricKind, type[catalog.DqxExpectation]] = {
+_BY_KIND: dict[MetricKind, type[DqxExpectation]] = {
     MetricKind.NUM_ROWS: catalog.ExpectDqxRowCount,
     MetricKind.NULL_COUNT: catalog.ExpectDqxNullCount,
     MetricKind.MISSING_COUNT: catalog.ExpectDqxMissingCount,
@@ -133,7 +134,9 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
             kwargs.update(pattern=metric.pattern, scale=metric.scale.value)
         case MetricKind.VIOLATION_COUNT:
             assert metric.constraint is not None
-            kwargs.update(constraint=metric.constraint.kind.value, value=metric.constraint.value, scale=metric.scale.value)
+            kwargs.update(
+                constraint=metric.constraint.kind.value, value=metric.constraint.value, scale=metric.scale.value
+            )
         case MetricKind.PERCENTILE:
             kwargs["percentile"] = metric.percentile
         case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH | MetricKind.AVG_LENGTH:
@@ -151,7 +154,7 @@ def _native_expectation(rule: ExpectationRule, common: dict[str, Any]) -> Expect
         return f"GX has no expectation {rule.expectation_type!r}"
     meta = {**dict(rule.meta), **common["meta"]}
     try:
-        return expectation_class(**dict(rule.kwargs), severity=common["severity"], meta=meta)  # type: ignore[no-any-return]
+        return expectation_class(**dict(rule.kwargs), severity=common["severity"], meta=meta)
     except (PydanticValidationError, TypeError, ValueError) as exc:
         problem = str(exc).replace("\n", " ")
         return f"{rule.expectation_type} does not accept {dict(rule.kwargs)!r}: {problem}"
@@ -185,6 +188,6 @@ def _suite_meta(contract: Contract, expectations: list[Expectation], skipped: di
         "dataset": contract.dataset,
         "dqx_gx_version": version("dqx-gx"),
         "expectation_types": sorted({e.expectation_type for e in expectations}),
-        "rule_ids": [e.meta["dqx"]["rule_id"] for e in expectations],
+        "rule_ids": [(e.meta or {})["dqx"]["rule_id"] for e in expectations],
         "skipped": [{"rule_id": rule_id, "reason": reason} for rule_id, reason in skipped.items()],
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
 _H16 = r"[0-9A-Fa-f]{1,4}"
+_LABEL = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 
 FORMAT_PATTERNS: dict[str, str] = {
     "email": r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
@@ -24,7 +25,7 @@ FORMAT_PATTERNS: dict[str, str] = {
         rf"|{_H16}:(:{_H16}){{1,6}}"
         rf"|:((:{_H16}){{1,7}}|:))$"
     ),
-    "hostname": r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$",
+    "hostname": rf"^(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*$",
     "uri": r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$",
     "url": r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]+[^\s]*$",
     "phone": r"^\+?[0-9][0-9 ()./-]{5,19}$",

@@ -178,11 +178,11 @@ class Metric:
                 base = f"count_if({self.constraint.describe(cols)})"
             case _:
                 base = f"{self.kind.value}({cols})"
-        if self.scale is Scale.FRACTION:
-            return f"{base} / num_rows()" if " " not in base else f"({base}) / num_rows()"
-        if self.scale is Scale.PERCENT:
-            return f"100 * {base} / num_rows()" if " " not in base else f"100 * ({base}) / num_rows()"
-        return base
+        if self.scale is Scale.COUNT:
+            return base
+        if " + " in base or " - " in base:
+            base = f"({base})"
+        return f"{base} / num_rows()" if self.scale is Scale.FRACTION else f"100 * {base} / num_rows()"
 
 
 def _values_text(values: tuple[Scalar, ...], limit: int = 6) -> str:

@@ -54,7 +54,7 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
     )
     actions: list[Any] = [
         DqxGuardAction(
-            rule_ids={suite.name: [e.meta["dqx"]["rule_id"] for e in suite.expectations if "dqx" in (e.meta or {})]},
+            rule_ids={suite.name: [rule_id for e in suite.expectations if (rule_id := _rule_id(e.meta))]},
             expectation_types=sorted({e.expectation_type for e in suite.expectations if "_dqx_" in e.expectation_type}),
         )
     ]
@@ -71,7 +71,7 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
     return Artifacts(suite, validation, checkpoint)
 
 
-def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition:
+def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition[Any]:
     datasource = context.data_sources.all().get(DATASOURCE)
     if datasource is None:
         # persist=False: GX would otherwise cache the caller's DataFrame and never release it.
@@ -98,4 +98,5 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
 
 
 def _rule_id(meta: dict[str, Any] | None) -> str | None:
-    return (meta or {}).get("dqx", {}).get("rule_id")
+    rule_id = (meta or {}).get("dqx", {}).get("rule_id")
+    return rule_id if isinstance(rule_id, str) else None

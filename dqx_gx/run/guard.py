@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from great_expectations.checkpoint import ValidationAction
 from great_expectations.checkpoint.checkpoint import CheckpointResult
-from great_expectations.compatibility.pydantic import validator
+from great_expectations.compatibility.pydantic import Field, validator
 from great_expectations.exceptions import GreatExpectationsError
 from great_expectations.expectations.registry import _registered_expectations
 
@@ -31,11 +31,11 @@ class MissingExpectationsError(GreatExpectationsError):
 class DqxGuardAction(ValidationAction):
     """Fail the checkpoint when a contract rule has no result."""
 
-    type: Literal["dqx_gx_guard"] = GUARD_ACTION_TYPE
+    type: Literal["dqx_gx_guard"] = "dqx_gx_guard"
     name: str = GUARD_ACTION_TYPE
-    rule_ids: dict[str, list[str]] = {}
+    rule_ids: dict[str, list[str]] = Field(default_factory=dict)
     """Suite name → the rule ids its expectations carry (``meta.dqx.rule_id``)."""
-    expectation_types: list[str] = []
+    expectation_types: list[str] = Field(default_factory=list)
 
     @validator("expectation_types")
     def _types_are_registered(cls, value: list[str]) -> list[str]:

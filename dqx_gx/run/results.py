@@ -37,23 +37,35 @@ def rule_results(
     """Results for every rule of ``contract``, in contract order; skipped rules included."""
     by_rule = {_rule_id(evr): evr for evr in evrs}
     where = _Where(suite, contract.check_name, key)
-    outcomes: list[RuleResult] = []
-    for rule in contract.rules:
-        expression = rule.expression()
-        if rule.id in skipped:
-            reason = skipped[rule.id]
-            outcomes.append(_result(rule, "SKIPPED", _failure(reason, expression), None, reason, None, where))
-            continue
-        evr = by_rule.get(rule.id)
-        if evr is None:
-            reason = "GX returned no result for this rule (its expectation was not in the suite that ran)"
-            outcomes.append(_result(rule, "FAILED", _failure(reason, expression), None, reason, None, where))
-            continue
+    return tuple(_outcome(rule, by_rule.get(rule.id), skipped.get(rule.id), where) for rule in contract.rules)
+
+
+def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> RuleResult:
+    expression = rule.expression()
+    expectation_type = None
+    status: AssertionStatus
+    reason: str | None
+    if skip_reason is not None:
+        status, metric, observed, reason = "SKIPPED", _failure(skip_reason, expression), None, skip_reason
+    elif evr is None:
+        reason = "GX returned no result for this rule (its expectation was not in the suite that ran)"
+        status, metric, observed = "FAILED", _failure(reason, expression), None
+    else:
         status, metric, observed, reason = _evaluate(rule, evr, expression)
-        outcomes.append(
-            _result(rule, status, metric, observed, reason, evr.expectation_config.type, where)
-        )
-    return tuple(outcomes)
+        expectation_type = evr.expectation_config.type
+    assertion = AssertionResult(
+        yyyy_mm_dd=where.key.yyyy_mm_dd,
+        suite=where.suite,
+        check=where.check,
+        assertion=rule.name,
+        severity=rule.severity,
+        status=status,
+        metric=metric,
+        expression=expression,
+        tags=dict(where.key.tags),
+        assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
+    )
+    return RuleResult(rule, assertion, observed, reason, expectation_type)
 
 
 @dataclass(frozen=True)
@@ -68,7 +80,9 @@ def _rule_id(evr: Any) -> str | None:
     return (config.meta or {}).get("dqx", {}).get("rule_id") if config is not None else None
 
 
-def _evaluate(rule: Rule, evr: Any, expression: str) -> tuple[AssertionStatus, Result[float, list[EvaluationFailure]], Any, str | None]:
+def _evaluate(
+    rule: Rule, evr: Any, expression: str
+) -> tuple[AssertionStatus, Result[float, list[EvaluationFailure]], Any, str | None]:
     result = evr.result or {}
     observed = result.get("observed_value")
     raised = _exception_message(evr.exception_info)
@@ -112,27 +126,3 @@ def _exception_message(info: Any) -> str | None:
 
 def _failure(reason: str, expression: str) -> Result[float, list[EvaluationFailure]]:
     return Failure([EvaluationFailure(error_message=reason, expression=expression, symbols=[])])
-
-
-def _result(
-    rule: Rule,
-    status: AssertionStatus,
-    metric: Result[float, list[EvaluationFailure]],
-    observed: Any,
-    reason: str | None,
-    expectation_type: str | None,
-    where: _Where,
-) -> RuleResult:
-    assertion = AssertionResult(
-        yyyy_mm_dd=where.key.yyyy_mm_dd,
-        suite=where.suite,
-        check=where.check,
-        assertion=rule.name,
-        severity=rule.severity,
-        status=status,
-        metric=metric,
-        expression=rule.expression(),
-        tags=dict(where.key.tags),
-        assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
-    )
-    return RuleResult(rule, assertion, observed, reason, expectation_type)

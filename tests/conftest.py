@@ -1,0 +1,46 @@
+"""Shared fixtures: one local SparkSession for the whole test session, and contract helpers."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    """A real local[2] SparkSession, shared by every test (Spark start-up costs seconds)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers run this interpreter
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("dqx-gx-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"the shared contract corpus is not present at {CORPUS} (it exists only in this workplace)")
+    return CORPUS

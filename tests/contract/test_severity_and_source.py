@@ -1,0 +1,92 @@
+"""Severity spellings (SPEC §3) and the safe reading of contract sources."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dqx_gx import ContractValidationError, ContractWarning, load_contracts
+from dqx_gx.contract.source import read_document
+from dqx_gx.rules.severity import gx_severity, parse_severity
+
+
+@pytest.mark.parametrize(
+    ("label", "level"),
+    [
+        ("error", "P0"),
+        ("ERROR", "P0"),
+        ("critical", "P0"),
+        ("Fatal", "P0"),
+        ("warning", "P1"),
+        ("warn", "P1"),
+        (None, "P1"),
+        ("info", "P2"),
+        ("low", "P3"),
+        ("minor", "P3"),
+        ("P0", "P0"),
+        ("p3", "P3"),
+        (" error ", "P0"),
+    ],
+)
+def test_severity_spellings(label: Any, level: str) -> None:
+    assert parse_severity(label, "Quality rule 'r'") == level
+
+
+@pytest.mark.parametrize("label", ["blocker", "high", 3])
+def test_unknown_severity_is_p1_with_a_warning(label: Any) -> None:
+    with pytest.warns(ContractWarning, match=r"Quality rule 'r': unknown severity .*; using P1"):
+        assert parse_severity(label, "Quality rule 'r'") == "P1"
+
+
+@pytest.mark.parametrize(("level", "gx"), [("P0", "critical"), ("P1", "warning"), ("P2", "info"), ("P3", "info")])
+def test_gx_severity(level: Any, gx: str) -> None:
+    assert gx_severity(level) == gx
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: 1\nb: 2\na: 3\n", "duplicate key 'a' (first at line 1)"),
+        ("a: 1\n---\nb: 2\n", "holds more than one YAML document"),
+        ("- a\n- b\n", "a contract must be a YAML mapping at the top level, got a list"),
+        ("a: !!python/object/apply:os.system ['echo owned']\n", "is not allowed in a contract"),
+        ("a: [1, 2\n", "invalid YAML"),
+        ("# nothing\n\n", "the document is empty"),
+        ("a: &x\n  b: *x\n", "refers to itself"),
+    ],
+)
+def test_yaml_hazards(text: str, message: str) -> None:
+    with pytest.raises(ContractValidationError) as caught:
+        read_document(text)
+    assert message in str(caught.value)
+
+
+def test_alias_bomb_is_refused_fast() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]
+    started = time.perf_counter()
+    with pytest.raises(ContractValidationError, match=r"aliases expand to more than 1,000,000 nodes"):
+        read_document("\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 5
+
+
+def test_binary_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage")
+    with pytest.raises(ContractValidationError, match=r"holds binary data"):
+        read_document(path)
+
+
+def test_non_utf8_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes("name: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ContractValidationError, match=r"is not UTF-8 text"):
+        read_document(path)
+
+
+def test_missing_file_is_named() -> None:
+    with pytest.raises(ContractValidationError, match=r"no-such\.yaml: no such contract file"):
+        load_contracts("no-such.yaml")
