@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_domain_types import MetricDomainTypes
 from great_expectations.expectations.expectation import BatchExpectation, Expectation
-from great_expectations.expectations.registry import get_metric_kwargs
 from great_expectations.render import LegacyRendererType, RenderedStringTemplateContent
 from great_expectations.render.renderer.renderer import renderer
 from great_expectations.validator.metric_configuration import MetricConfiguration
@@ -81,7 +81,9 @@ class DqxExpectation(BatchExpectation):
         self, execution_engine: Any = None, runtime_configuration: dict[str, Any] | None = None
     ) -> ValidationDependencies:
         dependencies = Expectation.get_validation_dependencies(self, execution_engine, runtime_configuration)
-        domain = get_metric_kwargs(SCHEMA, self.configuration, runtime_configuration)["metric_domain_kwargs"]
+        # The table domain of every dqx metric (TableMetricProvider.domain_keys), built directly:
+        # GX's get_metric_kwargs would rebuild this expectation's configuration for each metric.
+        domain = IDDict({"batch_id": self.batch_id, "table": None, "row_condition": None, "condition_parser": None})
         for name, value_kwargs in {SCHEMA: {}, **self.metrics_needed()}.items():
             dependencies.set_metric_configuration(
                 name, MetricConfiguration(name, metric_domain_kwargs=domain, metric_value_kwargs=value_kwargs)

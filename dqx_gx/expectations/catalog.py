@@ -65,10 +65,28 @@ class CountExpectation(ColumnExpectation):
     success_keys: ClassVar[tuple[str, ...]] = (*ColumnExpectation.success_keys, "scale")
 
     def measure(self, metrics: dict[str, Any], field: StructField) -> Observation:
-        return self.scaled(self.count(metrics), metrics[NUM_ROWS], self.scale, f"{self.kind}({self.column})")
+        what = f"{self.kind}({self.column})"
+        count = self.count(metrics)
+        if count is None:
+            return Unmeasured(no_count(what))
+        return self.scaled(count, metrics[NUM_ROWS], self.scale, what)
 
-    def count(self, metrics: dict[str, Any]) -> int:
+    def count(self, metrics: dict[str, Any]) -> int | None:
         raise NotImplementedError
+
+
+def no_count(what: str) -> str:
+    return (
+        f"{what} has no value: no row has a value to count (an empty batch, or only NULLs); "
+        "DQX counts with DuckDB's COUNT_IF, which is NULL then"
+    )
+
+
+def total(*terms: tuple[int, Any]) -> int | None:
+    """Σ sign × count, or None when any count is NULL (see ``metrics.count_if``)."""
+    if any(value is None for _, value in terms):
+        return None
+    return sum(sign * int(value) for sign, value in terms)
 
 
 class ExpectDqxNullCount(CountExpectation):
@@ -80,8 +98,8 @@ class ExpectDqxNullCount(CountExpectation):
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         return {"dqx.null_count": {"column": self.column}, NUM_ROWS: {}}
 
-    def count(self, metrics: dict[str, Any]) -> int:
-        return int(metrics["dqx.null_count"])
+    def count(self, metrics: dict[str, Any]) -> int | None:
+        return total((1, metrics["dqx.null_count"]))
 
 
 class ExpectDqxMissingCount(CountExpectation):
@@ -99,8 +117,8 @@ class ExpectDqxMissingCount(CountExpectation):
             NUM_ROWS: {},
         }
 
-    def count(self, metrics: dict[str, Any]) -> int:
-        return int(metrics["dqx.null_count"]) + int(metrics["dqx.count_values"])
+    def count(self, metrics: dict[str, Any]) -> int | None:
+        return total((1, metrics["dqx.null_count"]), (1, metrics["dqx.count_values"]))
 
 
 class ExpectDqxInvalidCount(CountExpectation):
@@ -114,8 +132,8 @@ class ExpectDqxInvalidCount(CountExpectation):
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         return {"dqx.count_values": {"column": self.column, "values": self.values}, NUM_ROWS: {}}
 
-    def count(self, metrics: dict[str, Any]) -> int:
-        return int(metrics[NUM_ROWS]) - int(metrics["dqx.count_values"])
+    def count(self, metrics: dict[str, Any]) -> int | None:
+        return total((1, metrics[NUM_ROWS]), (-1, metrics["dqx.count_values"]))
 
 
 class ExpectDqxValueCount(CountExpectation):
@@ -129,8 +147,8 @@ class ExpectDqxValueCount(CountExpectation):
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         return {"dqx.count_values": {"column": self.column, "values": self.values}, NUM_ROWS: {}}
 
-    def count(self, metrics: dict[str, Any]) -> int:
-        return int(metrics["dqx.count_values"])
+    def count(self, metrics: dict[str, Any]) -> int | None:
+        return total((1, metrics["dqx.count_values"]))
 
 
 class ExpectDqxPatternInvalidCount(CountExpectation):
@@ -144,8 +162,8 @@ class ExpectDqxPatternInvalidCount(CountExpectation):
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         return {"dqx.count_matching": {"column": self.column, "pattern": self.pattern}, NUM_ROWS: {}}
 
-    def count(self, metrics: dict[str, Any]) -> int:
-        return int(metrics[NUM_ROWS]) - int(metrics["dqx.count_matching"])
+    def count(self, metrics: dict[str, Any]) -> int | None:
+        return total((1, metrics[NUM_ROWS]), (-1, metrics["dqx.count_matching"]))
 
 
 class ExpectDqxViolationCount(CountExpectation):
@@ -164,8 +182,8 @@ class ExpectDqxViolationCount(CountExpectation):
     def unsupported(self, field: StructField) -> str | None:
         return unsupported(self.kind, field, constraint=ConstraintKind(self.constraint), constraint_value=self.value)
 
-    def count(self, metrics: dict[str, Any]) -> int:
-        return int(metrics["dqx.violation_count"])
+    def count(self, metrics: dict[str, Any]) -> int | None:
+        return total((1, metrics["dqx.violation_count"]))
 
 
 class ExpectDqxDuplicateCount(DqxExpectation):
@@ -213,7 +231,8 @@ class ExpectDqxCount(ColumnExpectation):
         return {"dqx.null_count": {"column": self.column}, NUM_ROWS: {}}
 
     def measure(self, metrics: dict[str, Any], field: StructField) -> Observation:
-        return Observed(int(metrics[NUM_ROWS]) - int(metrics["dqx.null_count"]))
+        count = total((1, metrics[NUM_ROWS]), (-1, metrics["dqx.null_count"]))
+        return Observed(count) if count is not None else Unmeasured(no_count(f"count({self.column})"))
 
 
 class StatisticExpectation(ColumnExpectation):

@@ -115,6 +115,12 @@ class ColumnAggregate(DqxAggregate):
         raise NotImplementedError
 
 
+def count_if(predicate: Column) -> Column:
+    """DuckDB's ``COUNT_IF``, which DQX counts with: NULL, not 0, when no row gives the
+    predicate a non-NULL value (an empty batch, or a comparison on an all-NULL column)."""
+    return F.when(F.count(predicate) > 0, F.count_if(predicate))
+
+
 def with_nan_flag(value: Column) -> Column:
     """``[value as double, is NaN]``: GX returns NaN as None, the flag keeps it apart from NULL."""
     as_double = value.cast(DOUBLE)
@@ -127,7 +133,7 @@ class NullCount(ColumnAggregate):
 
     @classmethod
     def measure(cls, column: Column, field: StructField, kwargs: Mapping[str, Any]) -> Column:
-        return F.count_if(column.isNull())
+        return count_if(column.isNull())
 
 
 class CountValues(ColumnAggregate):
@@ -141,9 +147,9 @@ class CountValues(ColumnAggregate):
     def measure(cls, column: Column, field: StructField, kwargs: Mapping[str, Any]) -> Column:
         values: Sequence[Any] = kwargs["values"]
         if not values:
-            return F.lit(0).cast(LONG)
+            return count_if(F.when(column.isNotNull(), F.lit(False)))
         typed = [F.lit(v).try_cast(field.dataType) for v in values]
-        return F.count_if(column.isin(*typed))
+        return count_if(column.isin(*typed))
 
 
 class CountMatching(ColumnAggregate):
@@ -155,7 +161,7 @@ class CountMatching(ColumnAggregate):
 
     @classmethod
     def measure(cls, column: Column, field: StructField, kwargs: Mapping[str, Any]) -> Column:
-        return F.count_if(column.cast("string").rlike(kwargs["pattern"]))
+        return count_if(column.cast("string").rlike(kwargs["pattern"]))
 
 
 class DistinctCount(DqxAggregate):
@@ -298,9 +304,8 @@ class ViolationCount(ColumnAggregate):
 
     @classmethod
     def measure(cls, column: Column, field: StructField, kwargs: Mapping[str, Any]) -> Column:
-        return F.count_if(
-            column.isNotNull() & violates(column, field, ConstraintKind(kwargs["constraint"]), kwargs["value"])
-        )
+        constraint = ConstraintKind(kwargs["constraint"])
+        return count_if(column.isNotNull() & violates(column, field, constraint, kwargs["value"]))
 
 
 def violates(column: Column, field: StructField, constraint: ConstraintKind, value: Any) -> Column:

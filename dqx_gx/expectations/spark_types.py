@@ -83,7 +83,7 @@ def unsupported(
     if kind in (MetricKind.MISSING_COUNT, MetricKind.INVALID_COUNT, MetricKind.COUNT_VALUES):
         return f"{kind} compares single values; {what}" if isinstance(dt, _COMPLEX_TYPES) else None
     if kind is MetricKind.PATTERN_INVALID_COUNT:
-        return f"{kind} matches text; {what}" if isinstance(dt, _COMPLEX_TYPES | BinaryType) else None
+        return f"{kind} matches text; {what}" if isinstance(dt, (*_COMPLEX_TYPES, BinaryType)) else None
     if kind in (MetricKind.DUPLICATE_COUNT, MetricKind.CARDINALITY):
         return f"{kind} cannot compare map values; {what}" if _contains_map(dt) else None
     if kind in (MetricKind.MIN, MetricKind.MAX):

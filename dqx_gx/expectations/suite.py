@@ -72,6 +72,8 @@ def suite_name(contract: Contract) -> str:
 def build_suite(contract: Contract) -> SuiteBuild:
     """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped."""
     expectations: list[Expectation] = []
+    declared: list[Expectation] = []
+    """GX built-ins, which may be equal to each other; ours differ by their ``rule`` field."""
     skipped: dict[str, str] = {}
     for rule in contract.rules:
         if isinstance(rule, SkippedRule):
@@ -82,8 +84,13 @@ def build_suite(contract: Contract) -> SuiteBuild:
             warnings.warn(f"Rule '{rule.name}' ({rule.id}): {built}; skipping", ContractWarning, stacklevel=2)
             skipped[rule.id] = built
             continue
-        if any(built == other for other in expectations):
+        # GX's own test for "the same expectation" (it ignores meta), so ours cannot drift from it.
+        if isinstance(rule, ExpectationRule) and any(
+            gx.ExpectationSuite._expectations_are_equalish(built, other) for other in declared
+        ):
             built.description = rule.name  # GX would merge two equal expectations into one
+        if isinstance(rule, ExpectationRule):
+            declared.append(built)
         expectations.append(built)
     suite = gx.ExpectationSuite(
         name=suite_name(contract),

@@ -7,7 +7,7 @@ contract twice into a file project changes nothing on disk.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import great_expectations as gx
 from great_expectations.checkpoint import UpdateDataDocsAction
@@ -22,6 +22,8 @@ from dqx_gx.run.guard import DqxGuardAction
 
 DATASOURCE = "dqx_gx_spark"
 BATCH_DEFINITION = "whole_dataframe"
+Stored = TypeVar("Stored", gx.ExpectationSuite, gx.ValidationDefinition, gx.Checkpoint)
+
 RESULT_FORMAT: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
 """SUMMARY keeps observed values; no unexpected-value samples, which would cost GX's map
 expectations an extra Spark job each."""
@@ -46,12 +48,15 @@ def ephemeral_context() -> AbstractDataContext:
 
 
 def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild, *, data_docs: bool) -> Artifacts:
-    """Add (or update in place) everything a checkpoint run of ``contract`` needs."""
+    """Add (or update in place) everything a checkpoint run of ``contract`` needs.
+
+    GX's ``add_or_update`` methods cascade (checkpoint → validation definition →
+    suite) and match expectations pairwise, quadratic in the suite size; this
+    writes each object once through the context's stores instead.
+    """
     batch_definition = _batch_definition(context, contract.dataset)
     suite = _store_suite(context, build.suite)
-    validation = context.validation_definitions.add_or_update(
-        gx.ValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
-    )
+    validation = _store_validation(context, suite, batch_definition)
     actions: list[Any] = [
         DqxGuardAction(
             rule_ids={suite.name: [rule_id for e in suite.expectations if (rule_id := _rule_id(e.meta))]},
@@ -60,15 +65,10 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
     ]
     if data_docs:
         actions.append(UpdateDataDocsAction(name="update_data_docs"))
-    checkpoint = context.checkpoints.add_or_update(
-        gx.Checkpoint(
-            name=suite.name,
-            validation_definitions=[validation],
-            actions=actions,
-            result_format=RESULT_FORMAT,
-        )
+    checkpoint = gx.Checkpoint(
+        name=suite.name, validation_definitions=[validation], actions=actions, result_format=RESULT_FORMAT
     )
-    return Artifacts(suite, validation, checkpoint)
+    return Artifacts(suite, validation, _store_checkpoint(context, checkpoint))
 
 
 def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition[Any]:
@@ -93,8 +93,31 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
         known = {_rule_id(e.meta): e.id for e in stored.expectations}
         for expectation in suite.expectations:
             expectation.id = known.get(_rule_id(expectation.meta))
-        suite.id = stored.id
-    return context.suites.add_or_update(suite)
+    _add_or_overwrite(context.suites, context.expectations_store, suite)
+    return context.suites.get(suite.name)  # as stored, with the ids the store gave new expectations
+
+
+def _store_validation(
+    context: AbstractDataContext, suite: gx.ExpectationSuite, batch_definition: BatchDefinition[Any]
+) -> gx.ValidationDefinition:
+    validation = gx.ValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
+    return _add_or_overwrite(context.validation_definitions, context.validation_definition_store, validation)
+
+
+def _store_checkpoint(context: AbstractDataContext, checkpoint: gx.Checkpoint) -> gx.Checkpoint:
+    return _add_or_overwrite(context.checkpoints, context.checkpoint_store, checkpoint)
+
+
+def _add_or_overwrite(factory: Any, store: Any, item: Stored) -> Stored:
+    """Add ``item``, or overwrite the stored item of the same name in place, keeping its id."""
+    try:
+        stored = factory.get(item.name)
+    except DataContextError:
+        added: Stored = factory.add(item)
+        return added
+    item.id = stored.id
+    store.update(key=store.get_key(name=item.name, id=item.id), value=item)
+    return item
 
 
 def _rule_id(meta: dict[str, Any] | None) -> str | None:

@@ -1,0 +1,404 @@
+"""Differential test: every metric computed by GX on Spark equals what DQX computes on DuckDB (SPEC §1).
+
+For each dataset, one contract holds a no-operator rule per (column, metric) —
+the rule records its observed value — and runs once through a GX checkpoint.
+The same rows go to dqlib (or, for metrics dqlib lacks, to the DuckDB SQL of
+SPEC §1). Counts must be equal; other values equal within 1e-6 relative
+(dqlib stores values as float32). Where DQX cannot compute a metric (NULL,
+NaN, infinity, an empty batch for a ratio), the rule must be FAILED with a reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from pyspark.sql import SparkSession
+from returns.result import Failure, Success
+
+from dqx_gx import Contract, RuleResult, run_contract
+from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
+
+NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
+UTC = dt.UTC
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Col:
+    name: str
+    spark: str
+    arrow: pa.DataType
+    kind: str
+
+
+COLUMNS = [
+    Col("i", "bigint", pa.int64(), "int"),
+    Col("d", "double", pa.float64(), "double"),
+    Col("dn", "double", pa.float64(), "double"),
+    Col("dec", "decimal(38,18)", pa.decimal128(38, 18), "decimal"),
+    Col("s", "string", pa.string(), "string"),
+    Col("l", "array<string>", pa.list_(pa.string()), "list"),
+    Col("m", "map<string,bigint>", pa.map_(pa.string(), pa.int64()), "map"),
+    Col("day", "date", pa.date32(), "date"),
+    Col("ts", "timestamp", pa.timestamp("us", tz="UTC"), "ts"),
+    Col("ntz", "timestamp_ntz", pa.timestamp("us"), "ntz"),
+    Col("k1", "string", pa.string(), "key"),
+    Col("k2", "bigint", pa.int64(), "key"),
+]
+
+
+def row(*values: Any) -> tuple[Any, ...]:
+    """One row, in COLUMNS order."""
+    assert len(values) == len(COLUMNS)
+    return values
+
+
+MIXED = [
+    row(
+        1,
+        1.5,
+        1.0,
+        Decimal("1.000000000000000001"),
+        "a",
+        ["x", "y"],
+        {"a": 1},
+        dt.date(2026, 11, 20),
+        dt.datetime(2026, 11, 21, 6, 30, tzinfo=UTC),
+        dt.datetime(2026, 11, 21, 6, 30),
+        "p",
+        1,
+    ),
+    row(
+        1,
+        -2.25,
+        NAN,
+        Decimal("-5.5"),
+        "é",
+        [],
+        {},
+        dt.date(2026, 11, 21),
+        dt.datetime(2026, 11, 22, 1, 0, tzinfo=UTC),
+        dt.datetime(2026, 11, 22, 1, 0),
+        "p",
+        1,
+    ),
+    row(None, 0.0, 2.0, None, "日本語", None, {"a": 1, "b": 2}, None, None, None, "p", None),
+    row(
+        7,
+        -0.0,
+        None,
+        Decimal("123456789012.123456789012345678"),
+        "😀",
+        ["z"],
+        None,
+        dt.date(2026, 1, 1),
+        dt.datetime(2025, 3, 30, 1, 30, tzinfo=UTC),
+        dt.datetime(2025, 3, 30, 1, 30),
+        None,
+        None,
+    ),
+    row(
+        7,
+        1.5,
+        3.0,
+        Decimal("0"),
+        "e\u0301",
+        [None, "w"],
+        {"c": None},
+        dt.date(2026, 11, 21),
+        dt.datetime(2026, 11, 22, 11, 59, 59, 999999, tzinfo=UTC),
+        dt.datetime(2026, 11, 22, 11, 59, 59, 999999),
+        "q",
+        2,
+    ),
+    row(
+        2**62,
+        None,
+        4.0,
+        Decimal("99.5"),
+        "",
+        ["x", "y"],
+        {"a": 1},
+        dt.date(2024, 2, 29),
+        dt.datetime(2024, 10, 27, 1, 0, tzinfo=UTC),
+        dt.datetime(2024, 10, 27, 1, 0),
+        None,
+        None,
+    ),
+    row(-3, 1e300, 5.0, Decimal("99.5"), None, ["x"], {"zz": 3}, None, None, None, "q", 2),
+    row(
+        None,
+        2.5,
+        6.0,
+        Decimal("-0.000000000000000001"),
+        "a",
+        [],
+        {},
+        dt.date(2026, 11, 21),
+        dt.datetime(2026, 11, 21, 23, 0, tzinfo=UTC),
+        dt.datetime(2026, 11, 21, 23, 0),
+        "p",
+        1,
+    ),
+]
+ONE_ROW = MIXED[:1]
+EMPTY: list[tuple[Any, ...]] = []
+ALL_NULL = [row(*([None] * 12)) for _ in range(3)]
+
+DATASETS = {"mixed": MIXED, "one_row": ONE_ROW, "empty": EMPTY, "all_null": ALL_NULL}
+
+WHITE = ["a", "é", "😀"]
+SENTINELS = ["", "N/A"]
+PATTERN = "^[a-z]+$"
+
+Probe = tuple[str, dict[str, Any], Callable[[pa.Table], Reference], bool]
+"""(rule suffix, rule fields, reference, is a count)."""
+
+
+def dqx_rule(check: str, column: str | None = None, **extra: Any) -> dict[str, Any]:
+    implementation = {"check": check, **({"column": column} if column else {}), **extra}
+    return {"type": "custom", "engine": "dqx", "implementation": implementation}
+
+
+def probes(col: Col) -> list[Probe]:
+    c = col.name
+    found: list[Probe] = [
+        ("null_count", dqx_rule("missing", c), lambda t: dqx_metric(t, lambda mp: mp.null_count(c)), True),
+        (
+            "null_fraction",
+            dqx_rule("missing", c, **{"return": "pct"}),
+            lambda t: dqx_metric(t, lambda mp: mp.null_count(c) / mp.num_rows()),
+            False,
+        ),
+        ("count", dqx_rule("count", c), lambda t: dqx_metric(t, lambda mp: mp.num_rows() - mp.null_count(c)), True),
+    ]
+    if col.kind != "map":
+        found += [
+            (
+                "duplicates",
+                dqx_rule("duplicates", c),
+                lambda t: dqx_metric(t, lambda mp: mp.duplicate_count([c])),
+                True,
+            ),
+            ("cardinality", dqx_rule("cardinality", c), lambda t: dqx_metric(t, lambda mp: mp.unique_count(c)), True),
+        ]
+    if col.kind in ("int", "double", "decimal"):
+        found += [
+            ("min", dqx_rule("min", c), lambda t: dqx_metric(t, lambda mp: mp.minimum(c)), False),
+            ("max", dqx_rule("max", c), lambda t: dqx_metric(t, lambda mp: mp.maximum(c)), False),
+            ("mean", dqx_rule("mean", c), lambda t: dqx_metric(t, lambda mp: mp.average(c)), False),
+            ("sum", dqx_rule("sum", c), lambda t: dqx_metric(t, lambda mp: mp.sum(c)), False),
+            ("variance", dqx_rule("variance", c), lambda t: dqx_metric(t, lambda mp: mp.variance(c)), False),
+            ("stddev", dqx_rule("stddev", c), lambda t: duckdb_value(t, f"STDDEV_SAMP({c})"), False),
+            (
+                "p50",
+                dqx_rule("percentile", c, percentile=0.5),
+                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.5)"),
+                False,
+            ),
+            (
+                "p95",
+                dqx_rule("percentile", c, percentile=0.95),
+                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.95)"),
+                False,
+            ),
+        ]
+    lengths = {"string": ("string", "LENGTH"), "list": ("list", "LEN"), "map": ("map", "CARDINALITY")}
+    if col.kind in lengths:
+        column_type, length = lengths[col.kind]
+        found += [
+            (
+                "min_length",
+                dqx_rule("min_length", c, column_type=column_type),
+                lambda t: dqx_metric(t, lambda mp: mp.min_length(c, column_type)),
+                True,
+            ),
+            (
+                "max_length",
+                dqx_rule("max_length", c, column_type=column_type),
+                lambda t: dqx_metric(t, lambda mp: mp.max_length(c, column_type)),
+                True,
+            ),
+            (
+                "avg_length",
+                dqx_rule("avg_length", c, column_type=column_type),
+                lambda t: duckdb_value(t, f"AVG({length}({c}))"),
+                False,
+            ),
+        ]
+    if col.kind == "string":
+        found += [
+            (
+                "whitelist",
+                dqx_rule("whitelist", c, values=WHITE),
+                lambda t: dqx_metric(t, lambda mp: mp.num_rows() - mp.count_values(c, WHITE)),
+                True,
+            ),
+            (
+                "blacklist",
+                dqx_rule("blacklist", c, values=WHITE),
+                lambda t: dqx_metric(t, lambda mp: mp.count_values(c, WHITE)),
+                True,
+            ),
+            (
+                "missing_sentinels",
+                {
+                    "metric": "missingValues",
+                    "arguments": {"missingValues": [None, *SENTINELS]},
+                    "mustBeGreaterOrEqualTo": 0,
+                },
+                lambda t: dqx_metric(t, lambda mp: mp.null_count(c) + mp.count_values(c, SENTINELS)),
+                True,
+            ),
+            (
+                "invalid_pattern",
+                {"metric": "invalidValues", "arguments": {"pattern": PATTERN}, "mustBeGreaterOrEqualTo": 0},
+                lambda t: duckdb_value(t, f"COUNT(*) - COUNT_IF(regexp_matches({c}, '{PATTERN}'))"),
+                True,
+            ),
+            (
+                "invalid_percent",
+                {
+                    "metric": "invalidValues",
+                    "arguments": {"validValues": WHITE},
+                    "unit": "percent",
+                    "mustBeGreaterOrEqualTo": 0,
+                },
+                lambda t: duckdb_value(t, f"100.0 * (COUNT(*) - COUNT_IF({c} IN ('a', 'é', '😀'))) / COUNT(*)"),
+                False,
+            ),
+        ]
+    if col.kind == "int":
+        found.append(
+            (
+                "whitelist_ints",
+                dqx_rule("whitelist", c, values=[1, 7]),
+                lambda t: dqx_metric(t, lambda mp: mp.num_rows() - mp.count_values(c, [1, 7])),
+                True,
+            )
+        )
+    if col.kind in ("date", "ts", "ntz"):
+        found.append(
+            ("freshness", {"_freshness": c}, lambda t: epoch_hours_before(NOW, t, c, temporal=col.kind), False)
+        )
+    return found
+
+
+TABLE_PROBES: list[Probe] = [
+    (
+        "num_rows",
+        {"metric": "rowCount", "mustBeGreaterOrEqualTo": 0},
+        lambda t: dqx_metric(t, lambda mp: mp.num_rows()),
+        True,
+    ),
+    ("num_rows_dqx", dqx_rule("num_rows"), lambda t: dqx_metric(t, lambda mp: mp.num_rows()), True),
+    (
+        "duplicates_k1_k2",
+        {"metric": "duplicateValues", "arguments": {"properties": ["k1", "k2"]}, "mustBeGreaterOrEqualTo": 0},
+        lambda t: dqx_metric(t, lambda mp: mp.duplicate_count(["k1", "k2"])),
+        True,
+    ),
+    (
+        "duplicates_k1_k2_pct",
+        {
+            "metric": "duplicateValues",
+            "arguments": {"properties": ["k1", "k2"]},
+            "unit": "percent",
+            "mustBeGreaterOrEqualTo": 0,
+        },
+        lambda t: duckdb_value(t, "100.0 * (COUNT(*) - COUNT(DISTINCT (k1, k2))) / COUNT(*)"),
+        False,
+    ),
+]
+
+
+def contract_for() -> tuple[Contract, dict[str, tuple[Callable[[pa.Table], Reference], bool]]]:
+    references: dict[str, tuple[Callable[[pa.Table], Reference], bool]] = {}
+    properties = []
+    for col in COLUMNS:
+        quality = []
+        for suffix, fields, reference, is_count in probes(col):
+            name = f"{col.name}:{suffix}"
+            references[name] = (reference, is_count)
+            if "_freshness" not in fields:
+                quality.append({"name": name, **fields})
+        properties.append({"name": col.name, "quality": quality})
+    table_quality = []
+    for suffix, fields, reference, is_count in TABLE_PROBES:
+        references[suffix] = (reference, is_count)
+        table_quality.append({"name": suffix, **fields})
+    freshness = [
+        {"property": "latency", "value": 1, "unit": "h", "element": f"batch.{col.name}"}
+        for col in COLUMNS
+        if col.kind in ("date", "ts", "ntz")
+    ]
+    document = {
+        "apiVersion": "v3.1.0",
+        "kind": "DataContract",
+        "id": "differential",
+        "name": "differential",
+        "version": "1.0.0",
+        "status": "active",
+        "slaProperties": freshness,
+        "schema": [{"name": "batch", "properties": properties, "quality": table_quality}],
+    }
+    (contract,) = Contract.from_odcs(document)
+    return contract, references
+
+
+def _results_by_probe(run_results: tuple[RuleResult, ...]) -> dict[str, RuleResult]:
+    by_name: dict[str, RuleResult] = {}
+    freshness = [r for r in run_results if r.rule.name.startswith("SLA: Freshness check")]
+    for result in freshness:
+        by_name[f"{result.rule.column}:freshness"] = result
+    for result in run_results:
+        by_name.setdefault(result.rule.name, result)
+    return by_name
+
+
+@pytest.fixture(scope="module")
+def differential() -> tuple[Contract, dict[str, tuple[Callable[[pa.Table], Reference], bool]]]:
+    return contract_for()
+
+
+@pytest.mark.parametrize("dataset", list(DATASETS))
+def test_spark_equals_dqx(spark: SparkSession, dataset: str, differential: Any) -> None:
+    contract, references = differential
+    rows = DATASETS[dataset]
+    frame = spark.createDataFrame(rows, ", ".join(f"`{c.name}` {c.spark}" for c in COLUMNS))
+    table = pa.table({c.name: pa.array([r[i] for r in rows], type=c.arrow) for i, c in enumerate(COLUMNS)})
+    results = _results_by_probe(run_contract(contract, frame, now=NOW).rule_results)
+    mismatches = []
+    for name, (reference_of, is_count) in references.items():
+        ours = results[name]
+        expected = reference_of(table)
+        problem = _compare(ours, expected, is_count)
+        if problem:
+            mismatches.append(f"{name}: {problem}")
+    assert not mismatches, f"{dataset}: {len(mismatches)} metrics differ from DQX:\n" + "\n".join(mismatches)
+    assert len(references) > 60
+
+
+def _compare(ours: RuleResult, expected: Reference, is_count: bool) -> str | None:
+    metric = ours.assertion.metric
+    if ours.reason and ours.reason.startswith("GX could not evaluate"):
+        return f"the expectation raised: {ours.reason}"
+    if isinstance(expected, Failed):
+        if ours.assertion.status == "FAILED" and isinstance(metric, Failure) and ours.reason:
+            return None
+        return f"DQX cannot compute it ({expected.reason}) but we report {ours.assertion.status} {metric}"
+    if not isinstance(metric, Success):
+        return f"expected {expected!r}, got failure {ours.reason}"
+    value = metric.unwrap()
+    if is_count:
+        return None if value == expected else f"expected {expected!r}, got {value!r}"
+    return (
+        None if math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-12) else f"expected {expected!r}, got {value!r}"
+    )

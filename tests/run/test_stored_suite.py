@@ -1,0 +1,143 @@
+"""A suite stored in a GX file project runs the same in a fresh process; without dqx_gx it fails loudly."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+import great_expectations as gx
+import pytest
+from pyspark.sql import SparkSession
+
+from dqx_gx import Contract, ContractWarning, run_contract
+from dqx_gx.run.guard import MissingExpectationsError
+from tests.conftest import EXAMPLES, ROOT
+from tests.expectations.test_orders_contract import NOW, SCHEMA, good_rows, set_column
+
+SUITE = "orders_contract.orders_tbl"
+
+
+@pytest.fixture(scope="module")
+def project(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A file project holding the §6.7 contract's artefacts, its data as parquet, and the in-process results."""
+    root = tmp_path_factory.mktemp("project")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        (contract,) = Contract.from_odcs(EXAMPLES / "orders" / "orders.odcs.yaml")
+    frame = spark.createDataFrame(set_column(2, 1000.0)(good_rows()), SCHEMA)  # one rule fails
+    frame.write.parquet(str(root / "data"))
+    context = gx.get_context(mode="file", project_root_dir=str(root))
+    run = run_contract(contract, frame, now=NOW, context=context)
+    return root, _outcomes(run.checkpoint_result)
+
+
+def _outcomes(checkpoint_result: Any) -> dict[str, Any]:
+    return {
+        evr.expectation_config.meta["dqx"]["rule_id"]: [evr.success, evr.result.get("observed_value")]
+        for suite in checkpoint_result.run_results.values()
+        for evr in suite.results
+    }
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_fresh_process_runs_the_stored_checkpoint_the_same(project: tuple[Path, dict[str, Any]]) -> None:
+    root, expected = project
+    result = _python(
+        f"""
+        import json
+        import great_expectations as gx
+        from pyspark.sql import SparkSession
+        import dqx_gx  # registers dqx-gx's expectations and checkpoint action
+
+        spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+        context = gx.get_context(mode="file", project_root_dir={str(root)!r})
+        frame = spark.read.parquet({str(root / "data")!r})
+        result = context.checkpoints.get({SUITE!r}).run(
+            batch_parameters={{"dataframe": frame}},
+            expectation_parameters={{"now": "{NOW.isoformat()}"}},
+        )
+        print("RESULT" + json.dumps({{
+            evr.expectation_config.meta["dqx"]["rule_id"]: [evr.success, evr.result.get("observed_value")]
+            for suite in result.run_results.values() for evr in suite.results
+        }}))
+        """
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
+    assert json.loads(line[len("RESULT") :]) == expected
+    assert [rule for rule, (success, _) in expected.items() if not success] == ["schema[0].properties[2].quality[0]"]
+
+
+def test_loading_the_checkpoint_without_dqx_gx_fails_loudly(project: tuple[Path, dict[str, Any]]) -> None:
+    root, _ = project
+    result = _python(
+        f"""
+        import great_expectations as gx
+
+        context = gx.get_context(mode="file", project_root_dir={str(root)!r})
+        context.checkpoints.get({SUITE!r})
+        """
+    )
+    assert result.returncode != 0
+    assert "dqx_gx_guard" in result.stderr
+
+
+def test_plain_gx_drops_unregistered_expectations_which_is_why_the_guard_exists(
+    project: tuple[Path, dict[str, Any]],
+) -> None:
+    root, expected = project
+    result = _python(
+        f"""
+        import great_expectations as gx
+
+        context = gx.get_context(mode="file", project_root_dir={str(root)!r})
+        print("COUNT", len(context.suites.get({SUITE!r}).expectations))
+        """
+    )
+    count = int(next(line for line in result.stdout.splitlines() if line.startswith("COUNT")).split()[1])
+    assert count < len(expected)
+
+
+def test_a_run_that_lost_an_expectation_fails(spark: SparkSession, project: tuple[Path, dict[str, Any]]) -> None:
+    root, expected = project
+    suite_file = root / "gx" / "expectations" / "orders_contract" / "orders_tbl.json"
+    stored = json.loads(suite_file.read_text())
+    dropped = stored["expectations"].pop(3)
+    suite_file.write_text(json.dumps(stored))
+    try:
+        context = gx.get_context(mode="file", project_root_dir=str(root))
+        frame = spark.read.parquet(str(root / "data"))
+        with pytest.raises(MissingExpectationsError, match=dropped["meta"]["dqx"]["rule_id"].replace("[", r"\[")):
+            context.checkpoints.get(SUITE).run(
+                batch_parameters={"dataframe": frame}, expectation_parameters={"now": NOW}
+            )
+    finally:
+        stored["expectations"].insert(3, dropped)
+        suite_file.write_text(json.dumps(stored))
+    assert len(expected) == 20
+
+
+def test_now_is_a_run_time_parameter_not_a_stored_constant(project: tuple[Path, dict[str, Any]]) -> None:
+    root, _ = project
+    stored = json.loads((root / "gx" / "expectations" / "orders_contract" / "orders_tbl.json").read_text())
+    (freshness,) = [e for e in stored["expectations"] if e["type"] == "expect_dqx_freshness"]
+    assert freshness["kwargs"]["now"] == {"$PARAMETER": "now"}
+    assert freshness["severity"] == "critical"
+    assert freshness["meta"]["dqx"]["severity"] == "P0"
+    assert dt.datetime.fromisoformat(NOW.isoformat()) == NOW
