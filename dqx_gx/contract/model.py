@@ -80,6 +80,8 @@ class Contract:
     version: str
     dataset: str
     format: Literal["odcs", "native"]
+    schema_name: str | None = None
+    """The ODCS ``schema[]`` object's ``name`` (``dataset`` prefers its ``physicalName``)."""
     api_version: str | None = None
     contract_id: str | None = None
     status: str | None = None

@@ -231,6 +231,7 @@ def _contract(
         version=doc["version"],
         dataset=obj.get("physicalName") or obj["name"],
         format="odcs",
+        schema_name=obj["name"],
         api_version=doc["apiVersion"],
         contract_id=doc["id"],
         status=doc.get("status"),

@@ -14,6 +14,7 @@ from great_expectations.checkpoint import UpdateDataDocsAction
 from great_expectations.core.batch_definition import BatchDefinition
 from great_expectations.data_context import AbstractDataContext
 from great_expectations.data_context.types.base import ProgressBarsConfig
+from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import DataContextError
 
 from dqx_gx.contract.model import Contract
@@ -72,15 +73,23 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
 
 
 def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition[Any]:
-    datasource = context.data_sources.all().get(DATASOURCE)
-    if datasource is None:
+    found = context.data_sources.all().get(DATASOURCE)
+    if found is None:
         # persist=False: GX would otherwise cache the caller's DataFrame and never release it.
-        datasource = context.data_sources.add_spark(name=DATASOURCE, persist=False)
+        # Added without data_sources.add_spark, whose connection test starts a Spark session:
+        # writing a project (dqx-gx translate) needs no JVM; the run brings its own session.
+        new = SparkDatasource(name=DATASOURCE, persist=False)
+        new._data_context = context
+        found = context._add_fluent_datasource(new)
+    if not isinstance(found, SparkDatasource):
+        raise TypeError(f"the GX datasource {DATASOURCE!r} exists but is not a Spark datasource ({found.type})")
+    datasource: SparkDatasource = found
     asset = next((a for a in datasource.assets if a.name == asset_name), None)
     if asset is None:
         asset = datasource.add_dataframe_asset(name=asset_name)
     existing = next((b for b in asset.batch_definitions if b.name == BATCH_DEFINITION), None)
-    return existing or asset.add_batch_definition_whole_dataframe(BATCH_DEFINITION)
+    batch_definition: BatchDefinition[Any] = existing or asset.add_batch_definition_whole_dataframe(BATCH_DEFINITION)
+    return batch_definition
 
 
 def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx.ExpectationSuite:

@@ -1,0 +1,368 @@
+"""The ``dqx-gx`` command: validate data against a contract, translate a contract into a GX project, lint.
+
+Exit codes: 0 success (for ``validate``: no P0 rule failed), 1 the run is critical
+(a P0 rule failed), 2 a contract, input or usage error (a message, no traceback
+unless ``--verbose``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import traceback
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from importlib import resources
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, NoReturn
+
+import great_expectations as gx
+from dqx.common import ResultKey
+from pyspark.errors import AnalysisException
+from pyspark.sql import DataFrame, SparkSession
+
+from dqx_gx import report
+from dqx_gx.contract import Contract, load_contracts
+from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
+from dqx_gx.expectations import build_suite
+from dqx_gx.rules.timestamps import as_utc
+from dqx_gx.run import run_contract
+from dqx_gx.run.artifacts import install, quiet_context
+
+EXIT_OK, EXIT_CRITICAL, EXIT_ERROR = 0, 1, 2
+FORMATS = ("parquet", "csv", "json", "orc")
+_SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".orc": "orc",
+}
+
+
+class InputError(Exception):
+    """Bad input that is not a contract problem: a data path, a date, an option."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dqx-gx`` command; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _configure_logging(args.verbose)
+    try:
+        code: int = args.handler(args)
+        return code
+    except (ContractValidationError, SchemaValidationError, InputError) as exc:
+        _error(str(exc))
+    except KeyboardInterrupt:
+        _error("interrupted")
+    except Exception as exc:  # the last line of defence: a message, the traceback only on request
+        if args.verbose:
+            traceback.print_exc()
+        _error(f"{type(exc).__name__}: {exc}" + ("" if args.verbose else " (run with -v for the traceback)"))
+
+
+def _error(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_ERROR)
+
+
+# --- commands -----------------------------------------------------------------------------------------
+
+
+def _validate(args: argparse.Namespace) -> int:
+    if args.data_docs and not args.gx_dir:
+        raise InputError("--data-docs needs --gx-dir: data docs are built into a GX file project")
+    now = _parse_now(args.now) if args.now else None
+    result_date = _parse_date(args.date) if args.date else None
+    tags = _parse_pairs(args.tag, "--tag")
+    with _reported_warnings(args.verbose):
+        contract = _choose(load_contracts(args.contract), args.schema)
+    spark = _spark(args)
+    frame = _read(spark, args.data, args.format)
+    context = _file_context(args.gx_dir) if args.gx_dir else None
+    moment = as_utc(now) if now else datetime.now(UTC)
+    key = ResultKey(result_date or moment.date(), tags)
+    with _reported_warnings(args.verbose):
+        run = run_contract(
+            contract,
+            frame,
+            now=now,
+            key=key,
+            context=context,
+            strict_schema=args.strict_schema,
+            data_docs=args.data_docs,
+        )
+    rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](run)
+    _write(rendered, args.output_file)
+    if context is not None and args.data_docs:
+        for site in context.get_docs_sites_urls():
+            print(f"data docs: {site['site_url']}", file=sys.stderr)
+    return EXIT_CRITICAL if run.is_critical() else EXIT_OK
+
+
+def _translate(args: argparse.Namespace) -> int:
+    context = _file_context(args.gx_dir)
+    for source in args.contracts:
+        with _reported_warnings(args.verbose):
+            contracts = load_contracts(source)
+            if args.schema:
+                contracts = [_choose(contracts, args.schema)]
+            if not contracts:
+                raise InputError(f"{source}: the contract declares no schema objects; nothing to translate")
+            for contract in contracts:
+                artifacts = install(context, contract, build_suite(contract), data_docs=True)
+                print(
+                    f"{contract.check_name}: suite {artifacts.suite.name!r} "
+                    f"({len(artifacts.suite.expectations)} expectations), checkpoint {artifacts.checkpoint.name!r}"
+                )
+    print(f"GX project: {Path(args.gx_dir).resolve() / 'gx'}")
+    return EXIT_OK
+
+
+def _lint(args: argparse.Namespace) -> int:
+    with _reported_warnings(args.verbose):
+        contracts = load_contracts(args.contract)
+    for contract in contracts:
+        runnable = len(contract.executable_rules)
+        print(
+            f"{contract.check_name} ({contract.dataset}): {len(contract.rules)} rules, {runnable} runnable, "
+            f"{len(contract.skipped_rules)} skipped, {len(contract.text_rules)} text"
+        )
+        for rule in contract.skipped_rules:
+            print(f"  skipped  {rule.name}: {rule.reason}")
+        for note in contract.lint_notes:
+            print(f"  note     {note}")
+    if not contracts:
+        print(f"{args.contract}: valid, but it declares no schema objects")
+    return EXIT_OK
+
+
+# --- helpers ------------------------------------------------------------------------------------------
+
+
+def _choose(contracts: list[Contract], schema: str | None) -> Contract:
+    if schema is not None:
+        matches = [c for c in contracts if schema in (c.dataset, c.schema_name)]
+        if not matches:
+            known = ", ".join(c.dataset for c in contracts) or "none"
+            raise InputError(f"--schema {schema!r} matches no schema object of the contract (it has: {known})")
+        return matches[0]
+    if len(contracts) == 1:
+        return contracts[0]
+    if not contracts:
+        raise InputError("the contract declares no schema objects; there is nothing to validate")
+    raise InputError(
+        f"the contract has {len(contracts)} schema objects ({', '.join(c.dataset for c in contracts)}); "
+        "choose one with --schema"
+    )
+
+
+@contextmanager
+def _reported_warnings(verbose: int) -> Iterator[None]:
+    """Print ContractWarnings as one ``warning:`` line each; other libraries' warnings only with -v."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            seen: set[str] = set()
+            for warning in caught:
+                text = str(warning.message)
+                if text in seen:
+                    continue
+                seen.add(text)
+                if issubclass(warning.category, ContractWarning):
+                    print(f"warning: {text}", file=sys.stderr)
+                elif verbose:
+                    print(f"{warning.category.__name__}: {text}", file=sys.stderr)
+
+
+def _spark(args: argparse.Namespace) -> SparkSession:
+    builder = SparkSession.builder.appName("dqx-gx").config("spark.ui.showConsoleProgress", "false")
+    if args.master:
+        builder = builder.master(args.master)
+    elif not _is_spark_connect():
+        builder = builder.master("local[*]")
+    confs = _parse_pairs(args.conf, "--conf")
+    if not args.verbose and "spark.driver.extraJavaOptions" not in confs:
+        quiet = resources.files("dqx_gx").joinpath("resources", "log4j2-quiet.properties")
+        confs["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={quiet}"
+    for key, value in confs.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if not args.verbose:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _is_spark_connect() -> bool:
+    return bool(os.environ.get("SPARK_REMOTE"))
+
+
+def _read(spark: SparkSession, path: str, data_format: str | None) -> DataFrame:
+    location = Path(path)
+    if "://" not in path and not location.exists():
+        raise InputError(f"--data {path}: no such file or directory")
+    fmt = data_format or _format_of(location)
+    reader = spark.read.format(fmt)
+    if fmt == "csv":
+        reader = reader.option("header", "true").option("inferSchema", "true")
+    try:
+        return reader.load(path)
+    except AnalysisException as exc:
+        raise InputError(f"--data {path}: cannot read it as {fmt}: {exc.getMessage()}") from None
+
+
+def _format_of(location: Path) -> str:
+    candidates = [location] if location.is_file() else sorted(p for p in location.rglob("*") if p.is_file())
+    for candidate in candidates:
+        fmt = _SUFFIXES.get(candidate.suffix.lower())
+        if fmt:
+            return fmt
+    raise InputError(
+        f"--data {location}: cannot tell the format from the file names; give --format ({', '.join(FORMATS)})"
+    )
+
+
+def _file_context(directory: str) -> Any:
+    root = Path(directory)
+    new = not (root / "gx" / "great_expectations.yml").exists()
+    root.mkdir(parents=True, exist_ok=True)
+    context = quiet_context(gx.get_context(mode="file", project_root_dir=str(root)))
+    if new:
+        context.variables.save()  # a project dqx-gx creates keeps its progress bars off
+    return context
+
+
+def _write(text: str, destination: str | None) -> None:
+    if destination:
+        Path(destination).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+
+
+def _parse_now(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--now {text!r} is not an ISO date-time (e.g. 2026-11-22T06:00:00Z)") from None
+
+
+def _parse_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--date {text!r} is not an ISO date (e.g. 2026-11-22)") from None
+
+
+def _parse_pairs(items: list[str] | None, option: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"{option} {item!r} is not KEY=VALUE")
+        pairs[key.strip()] = value
+    return pairs
+
+
+def _configure_logging(verbose: int) -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("dqx_gx").setLevel(logging.INFO if verbose else logging.WARNING)
+    gx_level = logging.DEBUG if verbose > 1 else logging.ERROR
+    logging.getLogger("great_expectations").setLevel(gx_level)
+    # GX pins this one module's logger at INFO ("Created temporary directory ... for ephemeral docs site").
+    logging.getLogger("great_expectations.data_context.types.base").setLevel(gx_level)
+    logging.getLogger("py4j").setLevel(logging.WARNING if verbose > 1 else logging.ERROR)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dqx-gx",
+        description="Run DQX data contracts (ODCS v3.0–v3.2 or the DQX native format) "
+        "on Great Expectations over Spark.",
+        epilog="Exit codes: 0 ok, 1 a P0 rule failed (validate), 2 contract, input or usage error.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('dqx-gx')}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity.add_argument(
+        "-v", "--verbose", action="count", default=0, help="show logs and tracebacks (repeat for more)"
+    )
+
+    validate = commands.add_parser(
+        "validate",
+        parents=[verbosity],
+        help="check a dataset against a contract through a GX checkpoint on Spark",
+        description="Check a dataset against a contract: one line per assertion and a summary. "
+        "Exits 1 when a P0 rule failed, 2 on a contract or input error.",
+    )
+    _common(validate)
+    validate.add_argument(
+        "--data", required=True, metavar="PATH", help="the dataset: a file or directory Spark can read"
+    )
+    validate.add_argument(
+        "--format", choices=FORMATS, help="data format (default: from the file names; CSV has a header)"
+    )
+    validate.add_argument(
+        "--now", metavar="ISO", help="the moment freshness is measured from (default: now; no zone = UTC)"
+    )
+    validate.add_argument("--date", metavar="YYYY-MM-DD", help="the date of the results (default: the date of --now)")
+    validate.add_argument("--tag", action="append", metavar="KEY=VALUE", help="a tag on every result (repeatable)")
+    validate.add_argument(
+        "--output", choices=("table", "json", "junit"), default="table", help="result format (default: table)"
+    )
+    validate.add_argument("--output-file", metavar="PATH", help="write the results here instead of standard output")
+    validate.add_argument("--gx-dir", metavar="DIR", help="run in the GX file project at DIR (created if needed)")
+    validate.add_argument("--data-docs", action="store_true", help="build GX data docs (needs --gx-dir)")
+    validate.add_argument(
+        "--strict-schema",
+        action="store_true",
+        help="stop with an error on a missing column, a type mismatch or NULLs in a required column",
+    )
+    validate.add_argument(
+        "--master", metavar="URL", help="Spark master (default: local[*]; SPARK_REMOTE for Spark Connect)"
+    )
+    validate.add_argument(
+        "--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration setting (repeatable)"
+    )
+    validate.set_defaults(handler=_validate)
+
+    translate = commands.add_parser(
+        "translate",
+        parents=[verbosity],
+        help="write the contract's suites, validation definitions and checkpoints into a GX file project",
+        description="Write one suite, validation definition and checkpoint (with an UpdateDataDocsAction) per "
+        "schema object into the GX project at --gx-dir, creating it if needed. Running it twice changes nothing.",
+    )
+    translate.add_argument("contracts", nargs="+", metavar="CONTRACT", help="one or more contracts (YAML)")
+    translate.add_argument("--schema", metavar="NAME", help="only this schema object (of a contract with several)")
+    translate.add_argument("--gx-dir", required=True, metavar="DIR", help="the GX project's root directory")
+    translate.set_defaults(handler=_translate)
+
+    lint = commands.add_parser(
+        "lint",
+        parents=[verbosity],
+        help="validate a contract and list its warnings, skipped rules and portability notes (no Spark)",
+        description="Validate a contract without running it: errors exit 2; warnings, skipped rules and notes "
+        "on non-portable forms are printed.",
+    )
+    lint.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
+    lint.set_defaults(handler=_lint)
+    return parser
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
+    command.add_argument("--schema", metavar="NAME", help="the schema object to use when the contract has several")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

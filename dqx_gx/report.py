@@ -1,0 +1,145 @@
+"""Reports of a ContractRun: a plain-text table, JSON, and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from collections import Counter
+from datetime import date, datetime
+from typing import Any
+
+from returns.result import Success
+
+from dqx_gx.run import ContractRun, RuleResult
+
+
+def summary(run: ContractRun) -> str:
+    """One line: counts by status, P0 failures, and the gate outcome."""
+    counts = Counter(r.assertion.status for r in run.rule_results)
+    critical = sum(1 for r in run.results if r.status == "FAILED" and r.severity == "P0")
+    parts = [f"{counts['PASSED']} passed", f"{counts['FAILED']} failed", f"{counts['SKIPPED']} skipped"]
+    p0 = f" ({critical} P0)" if critical else ""
+    return f"{run.contract.check_name} on {run.contract.dataset}: {', '.join(parts)}{p0} → {run.outcome}"
+
+
+def to_table(run: ContractRun) -> str:
+    """One line per assertion (status, severity, rule, observed value, expectation) and a summary."""
+    rows = [("STATUS", "SEV", "RULE", "OBSERVED", "EXPECTATION")]
+    notes: dict[int, str] = {}
+    for result in run.rule_results:
+        a = result.assertion
+        rows.append((a.status, a.severity, a.assertion, _observed_text(result.observed), a.expression or ""))
+        if result.reason and result.reason not in (a.expression or ""):
+            notes[len(rows) - 1] = result.reason
+    widths = [min(max(len(row[i]) for row in rows), cap) for i, cap in enumerate((7, 3, 48, 14, 200))]
+    lines = []
+    for index, row in enumerate(rows):
+        cells = [_fit(cell, width) for cell, width in zip(row, widths, strict=True)]
+        lines.append("  ".join(cells).rstrip())
+        if index in notes:
+            lines.append(" " * (widths[0] + widths[1] + 4) + f"↳ {notes[index]}")
+    lines.append("")
+    lines.append(summary(run))
+    return "\n".join(lines)
+
+
+def _fit(text: str, width: int) -> str:
+    return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"
+
+
+def _observed_text(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}" if math.isfinite(value) else str(value)
+    return str(value)
+
+
+def to_json(run: ContractRun) -> str:
+    """Every AssertionResult field, plus the observed value, the reason and the rule's id."""
+    return json.dumps(
+        {
+            "contract": run.contract.name,
+            "contract_id": run.contract.contract_id,
+            "dataset": run.contract.dataset,
+            "suite": run.suite_name,
+            "now": run.now.isoformat(),
+            "outcome": run.outcome,
+            "critical": run.is_critical(),
+            "summary": summary(run),
+            "results": [_result_json(r) for r in run.rule_results],
+        },
+        indent=2,
+        ensure_ascii=False,
+        default=_json_default,
+    )
+
+
+def _result_json(result: RuleResult) -> dict[str, Any]:
+    a = result.assertion
+    if isinstance(a.metric, Success):
+        metric: dict[str, Any] = {"value": a.metric.unwrap()}
+    else:
+        metric = {
+            "failures": [{"error_message": f.error_message, "expression": f.expression} for f in a.metric.failure()]
+        }
+    return {
+        "yyyy_mm_dd": a.yyyy_mm_dd,
+        "suite": a.suite,
+        "check": a.check,
+        "assertion": a.assertion,
+        "severity": a.severity,
+        "status": a.status,
+        "metric": metric,
+        "expression": a.expression,
+        "tags": a.tags,
+        "assertion_tags": sorted(a.assertion_tags),
+        "experimental": a.experimental,
+        "required": a.required,
+        "cost_fp": a.cost_fp,
+        "cost_fn": a.cost_fn,
+        "observed": result.observed,
+        "reason": result.reason,
+        "rule_id": result.rule.id,
+        "expectation_type": result.expectation_type,
+    }
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return str(value)
+
+
+def to_junit(run: ContractRun) -> str:
+    """JUnit XML: one testcase per assertion; FAILED → <failure>, SKIPPED → <skipped>."""
+    counts = Counter(r.assertion.status for r in run.rule_results)
+    suite = ET.Element(
+        "testsuite",
+        name=run.contract.check_name,
+        tests=str(len(run.rule_results)),
+        failures=str(counts["FAILED"]),
+        skipped=str(counts["SKIPPED"]),
+        errors="0",
+        timestamp=run.now.isoformat(),
+    )
+    for result in run.rule_results:
+        a = result.assertion
+        case = ET.SubElement(suite, "testcase", classname=a.suite, name=a.assertion)
+        detail = f"[{a.severity}] {a.expression} — observed: {_observed_text(result.observed)}"
+        if result.reason:
+            detail += f"\n{result.reason}"
+        if a.status == "FAILED":
+            message = result.reason or f"{a.expression} (observed {_observed_text(result.observed)})"
+            ET.SubElement(case, "failure", message=message, type=a.severity).text = detail
+        elif a.status == "SKIPPED":
+            ET.SubElement(case, "skipped", message=result.reason or "skipped")
+        else:
+            ET.SubElement(case, "system-out").text = detail
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)

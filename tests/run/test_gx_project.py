@@ -1,0 +1,88 @@
+"""The committed gx/ project: exactly what `dqx-gx translate` makes from examples/, runnable by plain GX."""
+
+from __future__ import annotations
+
+import filecmp
+import html
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import great_expectations as gx
+import pytest
+from pyspark.sql import SparkSession
+
+import dqx_gx  # noqa: F401 - what a GX user imports before loading the project
+from dqx_gx import ContractWarning, load_contracts
+from dqx_gx.cli import main
+from tests.conftest import EXAMPLES, ROOT
+from tests.expectations.test_orders_contract import NOW
+
+CONTRACTS = sorted(str(p.relative_to(ROOT)) for p in EXAMPLES.rglob("*.yaml"))
+
+
+def committed_copy(tmp_path: Path) -> Path:
+    """The committed project without uncommitted/, copied so a run cannot touch the repository."""
+    shutil.copytree(ROOT / "gx", tmp_path / "gx", ignore=shutil.ignore_patterns("uncommitted"))
+    return tmp_path
+
+
+def tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and "uncommitted" not in p.parts)
+
+
+def test_regenerating_the_project_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = committed_copy(tmp_path)
+    assert main(["translate", *[str(ROOT / c) for c in CONTRACTS], "--gx-dir", str(project)]) == 0
+    committed, regenerated = ROOT / "gx", project / "gx"
+    assert tree(regenerated) == tree(committed)
+    _, mismatch, errors = filecmp.cmpfiles(committed, regenerated, tree(committed), shallow=False)
+    assert (mismatch, errors) == ([], [])
+    assert "Contract: orders_contract: suite 'orders_contract.orders_tbl' (20 expectations)" in capsys.readouterr().out
+
+
+def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) -> None:
+    assert main(["translate", str(EXAMPLES / "sla" / "hourly_events.dqx.yaml"), "--gx-dir", str(tmp_path / "new")]) == 0
+    assert tree(tmp_path / "new" / "gx") == [
+        ".gitignore",
+        "checkpoints/Clickstream Events Contract.events.json",
+        "expectations/.ge_store_backend_id",
+        "expectations/Clickstream Events Contract/events.json",
+        "great_expectations.yml",
+        "plugins/custom_data_docs/styles/data_docs_custom_styles.css",
+        "validation_definitions/Clickstream Events Contract.events.json",
+    ]
+
+
+def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(spark: SparkSession, tmp_path: Path) -> None:
+    project = committed_copy(tmp_path)
+    context = gx.get_context(mode="file", project_root_dir=str(project))
+    frame = spark.read.parquet(str(EXAMPLES / "orders" / "data" / "bad.parquet"))
+    result = context.checkpoints.get("orders_contract.orders_tbl").run(
+        batch_parameters={"dataframe": frame}, expectation_parameters={"now": NOW}
+    )
+    assert not result.success
+    (suite_result,) = result.run_results.values()
+    assert suite_result.statistics["evaluated_expectations"] == 20
+    assert suite_result.statistics["unsuccessful_expectations"] == 5
+
+    site = project / "gx" / "uncommitted" / "data_docs" / "local_site"
+    assert (site / "index.html").is_file()
+    (page,) = (site / "validations" / "orders_contract").rglob("*.html")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8"))).split())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        (contract,) = load_contracts(EXAMPLES / "orders" / "orders.odcs.yaml")
+    missing = [r.name for r in contract.executable_rules if f"{r.name} : {r.expression()}" not in text]
+    assert missing == []
+    assert "SLA: Freshness check : freshness_hours(order_date) ≤ 24 ( P0 )" in text
+
+
+def test_every_example_contract_is_in_the_project() -> None:
+    checkpoints = {p.stem for p in (ROOT / "gx" / "checkpoints").glob("*.json")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        expected = {f"{c.name}.{c.dataset}" for path in CONTRACTS for c in load_contracts(ROOT / path)}
+    assert checkpoints == expected
+    assert len(expected) == 9
