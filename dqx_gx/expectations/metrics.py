@@ -27,6 +27,7 @@ from great_expectations.core.metric_function_types import MetricPartialFunctionT
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.expectations.metrics.metric_provider import metric_partial, metric_value
 from great_expectations.expectations.metrics.table_metric_provider import TableMetricProvider
+from great_expectations.validator.metric_configuration import MetricConfiguration
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import DateType, IntegralType, StructField, StructType, TimestampNTZType, TimestampType
@@ -56,6 +57,38 @@ class BatchSchema(TableMetricProvider):
     ) -> dict[str, Any]:
         df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
         return df.schema.jsonValue()
+
+
+class SecondPass(TableMetricProvider):
+    """A marker metric computed after the first aggregate pass (it needs ``table.row_count``).
+
+    GX's own map metrics (the ``engine: greatExpectations`` rules) reach that same depth of
+    the validation graph, through their ``condition`` metric; metrics that depend on this
+    one are bundled with them into the second ``df.agg`` instead of needing a third.
+    """
+
+    metric_name = "dqx.second_pass"
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(
+        cls,
+        execution_engine: SparkDFExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> bool:
+        return True
+
+    @classmethod
+    def _get_evaluation_dependencies(
+        cls,
+        metric: MetricConfiguration,
+        configuration: Any = None,
+        execution_engine: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+    ) -> dict[str, MetricConfiguration]:
+        return {"table.row_count": MetricConfiguration("table.row_count", metric.metric_domain_kwargs)}
 
 
 class DqxAggregate(TableMetricProvider):
@@ -165,10 +198,29 @@ class CountMatching(ColumnAggregate):
 
 
 class DistinctCount(DqxAggregate):
-    """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count)."""
+    """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count).
+
+    Computed in the second pass (see :class:`SecondPass`): Spark expands every row
+    once per distinct aggregate, and with a percentile in the same ``df.agg`` (which
+    disables code generation) one pass costs 2–4 times two (benchmarks/bench.py).
+    """
 
     metric_name = "dqx.distinct_count"
     value_keys = ("columns",)
+
+    @classmethod
+    def _get_evaluation_dependencies(
+        cls,
+        metric: MetricConfiguration,
+        configuration: Any = None,
+        execution_engine: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+    ) -> dict[str, MetricConfiguration]:
+        dependencies: dict[str, MetricConfiguration] = super()._get_evaluation_dependencies(
+            metric, configuration, execution_engine, runtime_configuration
+        )
+        dependencies["second_pass"] = MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)
+        return dependencies
 
     @classmethod
     def aggregate(cls, schema: StructType, kwargs: Mapping[str, Any]) -> Column:

@@ -1,0 +1,368 @@
+"""Benchmark: what a contract costs on Spark, against hand-written Spark and against plain GX.
+
+Three ways to check the same rules on the same parquet data, on one SparkSession,
+alternated A B C A B C … so that a noisy machine slows all three alike:
+
+  A  dqx_gx.run_contract (GX checkpoint, dqx-gx's bundled metrics)
+  B  a hand-written PySpark plan computing the same numbers with the fewest scans:
+     one aggregate pass, plus one grouping per distinct-based metric
+  C  the same rules as GX built-in expectations with GX's default settings
+
+Medians are printed with the ratios A/B and C/A, the Spark jobs each launched, and
+whether the caller's DataFrame was left cached. Usage (from the repository root):
+
+  python benchmarks/bench.py                     # 5,000,000 rows, 20 and 60 rules, and 1,000 rows
+  python benchmarks/bench.py --rows 1000000 --rounds 5 --rules 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import itertools
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import great_expectations as gx
+import great_expectations.expectations as gxe
+from great_expectations.data_context.types.base import ProgressBarsConfig
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+import dqx_gx
+from dqx_gx import Contract, ContractWarning
+
+DATA = Path(__file__).resolve().parent / "data"
+NOW = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
+STATUSES = ["pending", "processing", "shipped", "delivered", "cancelled"]
+
+
+# --- data ----------------------------------------------------------------------------------------------
+
+
+def dataset(spark: SparkSession, rows: int, copies: int) -> DataFrame:
+    """Deterministic data (hashes of the row number, no randomness), written once to parquet."""
+    path = DATA / f"rows-{rows}-copies-{copies}.parquet"
+    if not path.exists():
+        h = F.abs(F.xxhash64(F.col("id")))
+        columns: list[Column] = [
+            F.col("id"),
+            (F.col("id") % 1000).cast("int").alias("customer_id"),
+            F.date_add(F.lit(dt.date(2026, 1, 1)), (h % 325).cast("int")).alias("day"),
+            F.timestamp_seconds(F.lit(1_763_000_000) + h % 1_000_000).alias("ts"),
+            F.array(*[F.lit(t) for t in ("a", "b")]).alias("tags"),
+        ]
+        for copy in range(copies):
+            k = F.abs(F.xxhash64(F.col("id"), F.lit(copy)))
+            columns += [
+                F.when(k % 97 == 0, None)
+                .when(k % 101 == 0, "N/A")
+                .otherwise(F.concat(F.lit("user"), (k % 50_000).cast("string")))
+                .alias(f"name{copy}"),
+                F.element_at(F.array(*[F.lit(s) for s in STATUSES]), (k % 5 + 1).cast("int")).alias(f"status{copy}"),
+                ((k % 1_000_000) / 1000.0).alias(f"amount{copy}"),
+                ((k % 100_000) / 100).cast("decimal(12,2)").alias(f"price{copy}"),
+                F.when(k % 20 == 0, None).otherwise((k % 10_000) / 100.0).alias(f"score{copy}"),
+            ]
+        spark.range(rows).select(*columns).write.mode("overwrite").parquet(str(path))
+    return spark.read.parquet(str(path))
+
+
+# --- the rules, three ways ---------------------------------------------------------------------------------
+
+
+def contract(copies: int) -> Contract:
+    """About 20 rules per copy of the columns, touching every kind of metric."""
+    properties: list[dict[str, Any]] = [
+        {
+            "name": "id",
+            "logicalType": "integer",
+            "required": True,
+            "quality": [{"name": "id unique", "metric": "duplicateValues", "mustBe": 0}],
+        },
+        {"name": "customer_id", "logicalType": "integer"},
+        {"name": "day", "logicalType": "date"},
+        {"name": "ts", "logicalType": "timestamp"},
+        {"name": "tags", "logicalType": "array", "items": {"logicalType": "string"}},
+    ]
+    for c in range(copies):
+        properties += [
+            {
+                "name": f"name{c}",
+                "logicalType": "string",
+                "quality": [
+                    {"name": f"name{c} nulls", "metric": "nullValues", "mustBeLessThan": 5, "unit": "percent"},
+                    {
+                        "name": f"name{c} missing",
+                        "metric": "missingValues",
+                        "arguments": {"missingValues": [None, "", "N/A"]},
+                        "mustBeLessThan": 5,
+                        "unit": "percent",
+                    },
+                    {
+                        "name": f"name{c} pattern",
+                        "metric": "invalidValues",
+                        "arguments": {"pattern": "^user[0-9]+$"},
+                        "mustBeLessThan": 5,
+                        "unit": "percent",
+                    },
+                    dqx(
+                        f"name{c} length",
+                        {"check": "avg_length", "column": f"name{c}", "column_type": "string"},
+                        mustBeBetween=[3, 20],
+                    ),
+                ],
+            },
+            {
+                "name": f"status{c}",
+                "logicalType": "string",
+                "required": True,
+                "quality": [
+                    {
+                        "name": f"status{c} valid",
+                        "metric": "invalidValues",
+                        "arguments": {"validValues": STATUSES},
+                        "mustBe": 0,
+                    },
+                    dqx(
+                        f"status{c} cardinality",
+                        {"check": "cardinality", "column": f"status{c}"},
+                        mustBeLessOrEqualTo=10,
+                    ),
+                    {
+                        "name": f"status{c} not null (GX)",
+                        "type": "custom",
+                        "engine": "greatExpectations",
+                        "implementation": {"type": "expect_column_values_to_not_be_null"},
+                    },
+                ],
+            },
+            {
+                "name": f"amount{c}",
+                "logicalType": "number",
+                "quality": [
+                    dqx(f"amount{c} min", {"check": "min", "column": f"amount{c}"}, mustBeGreaterOrEqualTo=0),
+                    dqx(f"amount{c} max", {"check": "max", "column": f"amount{c}"}, mustBeLessOrEqualTo=1000),
+                    dqx(f"amount{c} mean", {"check": "mean", "column": f"amount{c}"}, mustBeBetween=[100, 900]),
+                    dqx(f"amount{c} stddev", {"check": "stddev", "column": f"amount{c}"}, mustBeLessThan=1000),
+                    dqx(
+                        f"amount{c} p95",
+                        {"check": "percentile", "column": f"amount{c}", "percentile": 0.95},
+                        mustBeLessOrEqualTo=1000,
+                    ),
+                ],
+            },
+            {
+                "name": f"price{c}",
+                "logicalType": "number",
+                "quality": [dqx(f"price{c} sum", {"check": "sum", "column": f"price{c}"}, mustBeGreaterThan=0)],
+            },
+            {"name": f"score{c}", "logicalType": "number"},
+        ]
+    quality = [
+        {"name": "rows", "metric": "rowCount", "mustBeGreaterOrEqualTo": 1},
+        {
+            "name": "customer per day unique",
+            "metric": "duplicateValues",
+            "arguments": {"properties": ["customer_id", "day"]},
+            "mustBeGreaterOrEqualTo": 0,
+        },
+        dqx(
+            "tags max length", {"check": "max_length", "column": "tags", "column_type": "list"}, mustBeLessOrEqualTo=10
+        ),
+    ]
+    document = {
+        "apiVersion": "v3.1.0",
+        "kind": "DataContract",
+        "id": "benchmark",
+        "name": "benchmark",
+        "version": "1",
+        "status": "active",
+        "slaProperties": [{"property": "latency", "value": 5000, "unit": "d", "element": "batch.ts"}],
+        "schema": [{"name": "batch", "properties": properties, "quality": quality}],
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        (loaded,) = Contract.from_odcs(document)
+    return loaded
+
+
+def dqx(name: str, implementation: dict[str, Any], **operator: Any) -> dict[str, Any]:
+    return {"name": name, "type": "custom", "engine": "dqx", "implementation": {**implementation, **operator}}
+
+
+def method_a(spark: SparkSession, frame: DataFrame, rules: Contract) -> Any:
+    return dqx_gx.run_contract(rules, frame, now=NOW).results
+
+
+def method_b(spark: SparkSession, frame: DataFrame, copies: int) -> dict[str, Any]:
+    """The same numbers by hand: one aggregate pass, one grouping per distinct-based metric."""
+    aggregates: list[Column] = [F.count(F.lit(1)).alias("rows"), F.count_if(F.col("id").isNull()).alias("id_nulls")]
+    for c in range(copies):
+        name, status, amount = F.col(f"name{c}"), F.col(f"status{c}"), F.col(f"amount{c}")
+        aggregates += [
+            F.count_if(name.isNull()).alias(f"n{c}"),
+            F.count_if(name.isin("", "N/A")).alias(f"m{c}"),
+            F.count_if(name.rlike("^user[0-9]+$")).alias(f"p{c}"),
+            F.avg(F.length(name)).alias(f"l{c}"),
+            F.count_if(status.isin(*STATUSES)).alias(f"v{c}"),
+            F.count_if(status.isNull()).alias(f"sn{c}"),
+            F.min(amount).alias(f"min{c}"),
+            F.max(amount).alias(f"max{c}"),
+            F.avg(amount).alias(f"mean{c}"),
+            F.stddev_samp(amount).alias(f"sd{c}"),
+            F.percentile(amount, F.lit(0.95)).alias(f"p95{c}"),
+            F.sum(F.col(f"price{c}")).alias(f"sum{c}"),
+        ]
+    aggregates += [F.max(F.size("tags")).alias("tags"), F.max("ts").alias("newest")]
+    numbers = frame.agg(*aggregates).first().asDict()  # type: ignore[union-attr]
+    numbers["id_distinct"] = frame.select("id").distinct().count()
+    numbers["key_distinct"] = frame.select(F.struct("customer_id", "day")).distinct().count()
+    for c in range(copies):
+        numbers[f"status{c}_distinct"] = (
+            frame.select(f"status{c}").where(F.col(f"status{c}").isNotNull()).distinct().count()
+        )
+    numbers["schema"] = frame.schema.simpleString()
+    return numbers
+
+
+def method_c(spark: SparkSession, frame: DataFrame, copies: int) -> Any:
+    """The rules as GX built-ins, written as a GX user would, with GX's defaults."""
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)  # output only
+    batch = (
+        context.data_sources.add_spark("spark").add_dataframe_asset("batch").add_batch_definition_whole_dataframe("all")
+    )
+    expectations: list[Any] = [
+        gxe.ExpectTableRowCountToBeBetween(min_value=1),
+        gxe.ExpectColumnValuesToBeUnique(column="id"),
+        gxe.ExpectColumnValuesToNotBeNull(column="id"),
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["customer_id", "day"], mostly=0.0),
+        gxe.ExpectColumnMaxToBeBetween(column="ts", min_value=dt.datetime(2000, 1, 1)),
+    ]
+    for name, lt in [("id", "LongType"), ("day", "DateType"), ("ts", "TimestampType")]:
+        expectations.append(gxe.ExpectColumnValuesToBeOfType(column=name, type_=lt))
+    for c in range(copies):
+        expectations += [
+            gxe.ExpectColumnValuesToNotBeNull(column=f"name{c}", mostly=0.95),
+            gxe.ExpectColumnValuesToNotBeInSet(column=f"name{c}", value_set=["", "N/A"], mostly=0.95),
+            gxe.ExpectColumnValuesToMatchRegex(column=f"name{c}", regex="^user[0-9]+$", mostly=0.95),
+            gxe.ExpectColumnValueLengthsToBeBetween(column=f"name{c}", min_value=3, max_value=20, mostly=0.9),
+            gxe.ExpectColumnValuesToBeInSet(column=f"status{c}", value_set=STATUSES),
+            gxe.ExpectColumnUniqueValueCountToBeBetween(column=f"status{c}", max_value=10),
+            gxe.ExpectColumnValuesToNotBeNull(column=f"status{c}"),
+            gxe.ExpectColumnMinToBeBetween(column=f"amount{c}", min_value=0),
+            gxe.ExpectColumnMaxToBeBetween(column=f"amount{c}", max_value=1000),
+            gxe.ExpectColumnMeanToBeBetween(column=f"amount{c}", min_value=100, max_value=900),
+            gxe.ExpectColumnStdevToBeBetween(column=f"amount{c}", max_value=1000),
+            gxe.ExpectColumnQuantileValuesToBeBetween(
+                column=f"amount{c}", quantile_ranges={"quantiles": [0.95], "value_ranges": [[0, 1000]]}
+            ),
+            gxe.ExpectColumnSumToBeBetween(column=f"price{c}", min_value=0),
+            gxe.ExpectColumnValuesToBeOfType(column=f"amount{c}", type_="DoubleType"),
+        ]
+    suite = context.suites.add(gx.ExpectationSuite(name="c", expectations=expectations))
+    validation = context.validation_definitions.add(gx.ValidationDefinition(name="c", data=batch, suite=suite))
+    return validation.run(batch_parameters={"dataframe": frame})
+
+
+# --- measuring --------------------------------------------------------------------------------------------
+
+
+_GROUPS = itertools.count()
+"""Spark job groups are never reused: a group's job list covers every job ever run in it."""
+
+
+@dataclass
+class Measured:
+    seconds: list[float]
+    jobs: list[int]
+    left_cached: bool = False
+
+
+def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[], Any], record: Measured) -> None:
+    tracker = spark.sparkContext.statusTracker()
+    group = f"bench-{label}-{next(_GROUPS)}"
+    spark.sparkContext.setJobGroup(group, label)
+    started = time.perf_counter()
+    run()
+    record.seconds.append(time.perf_counter() - started)
+    spark.sparkContext.setJobGroup("bench-idle", "idle")
+    jobs = tracker.getJobIdsForGroup(group)
+    for _ in range(20):  # the tracker is updated asynchronously
+        time.sleep(0.05)
+        latest = tracker.getJobIdsForGroup(group)
+        if len(latest) == len(jobs):
+            break
+        jobs = latest
+    record.jobs.append(len(jobs))
+    record.left_cached = record.left_cached or frame.is_cached
+    frame.unpersist()  # the next method starts from the same uncached data
+
+
+def compare(spark: SparkSession, rows: int, copies: int, rounds: int) -> dict[str, Measured]:
+    frame = dataset(spark, rows, copies)
+    rules = contract(copies)
+    methods: dict[str, Callable[[], Any]] = {
+        "A": lambda: method_a(spark, frame, rules),
+        "B": lambda: method_b(spark, frame, copies),
+        "C": lambda: method_c(spark, frame, copies),
+    }
+    results = {name: Measured([], []) for name in methods}
+    for name, run in methods.items():  # warm-up: JIT, caches, GX imports
+        measure(spark, frame, f"warmup-{name}", run, Measured([], []))
+    for _ in range(rounds):
+        for name, run in methods.items():
+            measure(spark, frame, name, run, results[name])
+    distinct = sum(r.metric.kind.value in ("duplicate_count", "cardinality") for r in rules.metric_rules)
+    a, b, c = (statistics.median(results[m].seconds) for m in "ABC")
+    print(f"\n{rows:,} rows, {len(rules.rules)} rules ({distinct} distinct-based), {rounds} rounds, medians:")
+    for name, label in [("A", "run_contract"), ("B", "hand-written Spark"), ("C", "GX built-ins, defaults")]:
+        m = results[name]
+        print(
+            f"  {name} {label:<24} {statistics.median(m.seconds):8.3f} s   jobs {statistics.median(m.jobs):4.0f}   "
+            f"left the DataFrame cached: {'yes' if m.left_cached else 'no'}"
+        )
+    print(
+        f"  A/B = {a / b:.2f}   C/A = {c / a:.2f}   jobs(A) ≤ 2 + {distinct} distinct-based: "
+        f"{'yes' if statistics.median(results['A'].jobs) <= 2 + distinct else 'NO'}"
+    )
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=5_000_000, help="rows of the large dataset (default 5,000,000)")
+    parser.add_argument("--rounds", type=int, default=3, help="measured rounds of A B C (default 3)")
+    parser.add_argument("--rules", type=int, choices=(20, 60), action="append", help="suite size(s) (default both)")
+    parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
+    args = parser.parse_args()
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("dqx-gx-benchmark")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "6g")
+        .config("spark.sql.shuffle.partitions", "8")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    sizes = {20: 1, 60: 3}
+    large: dict[int, dict[str, Measured]] = {}
+    for rules in args.rules or (20, 60):
+        large[rules] = compare(spark, args.rows, sizes[rules], args.rounds)
+    if 20 in large and 60 in large:
+        ratio = statistics.median(large[60]["A"].seconds) / statistics.median(large[20]["A"].seconds)
+        print(f"\nA with 60 rules / A with 20 rules at {args.rows:,} rows = {ratio:.2f}")
+    if not args.skip_small:
+        small = compare(spark, 1_000, 1, max(args.rounds, 5))
+        print(f"\n1,000 rows, 20 rules, warm session: A = {statistics.median(small['A'].seconds):.3f} s")
+
+
+if __name__ == "__main__":
+    main()
