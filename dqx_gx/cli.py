@@ -30,6 +30,7 @@ from dqx_gx import report
 from dqx_gx.contract import Contract, load_contracts
 from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
 from dqx_gx.expectations import build_suite
+from dqx_gx.rules.rule import SqlRule
 from dqx_gx.rules.timestamps import as_utc
 from dqx_gx.run import run_contract
 from dqx_gx.run.artifacts import install, quiet_context
@@ -99,6 +100,7 @@ def _validate(args: argparse.Namespace) -> int:
             context=context,
             strict_schema=args.strict_schema,
             data_docs=args.data_docs,
+            allow_sql=args.allow_sql,
         )
     rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](run)
     _write(rendered, args.output_file)
@@ -118,7 +120,7 @@ def _translate(args: argparse.Namespace) -> int:
             if not contracts:
                 raise InputError(f"{source}: the contract declares no schema objects; nothing to translate")
             for contract in contracts:
-                artifacts = install(context, contract, build_suite(contract), data_docs=True)
+                artifacts = install(context, contract, build_suite(contract, allow_sql=args.allow_sql), data_docs=True)
                 print(
                     f"{contract.check_name}: suite {artifacts.suite.name!r} "
                     f"({len(artifacts.suite.expectations)} expectations), checkpoint {artifacts.checkpoint.name!r}"
@@ -131,11 +133,18 @@ def _lint(args: argparse.Namespace) -> int:
     with _reported_warnings(args.verbose):
         contracts = load_contracts(args.contract)
     for contract in contracts:
-        runnable = len(contract.executable_rules)
+        sql = sum(isinstance(rule, SqlRule) for rule in contract.rules)
+        runnable = len(contract.executable_rules) - sql
         print(
             f"{contract.check_name} ({contract.dataset}): {len(contract.rules)} rules, {runnable} runnable, "
-            f"{len(contract.skipped_rules)} skipped, {len(contract.text_rules)} text"
+            f"{sql} sql (run only with --allow-sql), {len(contract.skipped_rules)} skipped, "
+            f"{len(contract.text_rules)} text"
         )
+        for rule in contract.rules:
+            if isinstance(rule, SqlRule):
+                print(
+                    f"  sql      {rule.name}: runs only with --allow-sql, as a single read-only SELECT over the batch"
+                )
         for rule in contract.skipped_rules:
             print(f"  skipped  {rule.name}: {rule.reason}")
         for note in contract.lint_notes:
@@ -327,6 +336,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="stop with an error on a missing column, a type mismatch or NULLs in a required column",
     )
+    _allow_sql(validate)
     validate.add_argument(
         "--master", metavar="URL", help="Spark master (default: local[*]; SPARK_REMOTE for Spark Connect)"
     )
@@ -345,6 +355,7 @@ def _parser() -> argparse.ArgumentParser:
     translate.add_argument("contracts", nargs="+", metavar="CONTRACT", help="one or more contracts (YAML)")
     translate.add_argument("--schema", metavar="NAME", help="only this schema object (of a contract with several)")
     translate.add_argument("--gx-dir", required=True, metavar="DIR", help="the GX project's root directory")
+    _allow_sql(translate)
     translate.set_defaults(handler=_translate)
 
     lint = commands.add_parser(
@@ -357,6 +368,15 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
     lint.set_defaults(handler=_lint)
     return parser
+
+
+def _allow_sql(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--allow-sql",
+        action="store_true",
+        help="run the contract's type: sql rules (each must be a single read-only SELECT over the batch); "
+        "off by default",
+    )
 
 
 def _common(command: argparse.ArgumentParser) -> None:

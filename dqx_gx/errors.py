@@ -6,6 +6,9 @@ DQX (``except dqx.contract.ContractValidationError``) catches ours too.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from dqx import contract as _dqx_contract
 
 
@@ -28,3 +31,9 @@ class ContractWarning(_dqx_contract.ContractWarning):
     Emitted with :func:`warnings.warn`; filter it with
     ``warnings.simplefilter("error", ContractWarning)`` to make warnings fatal.
     """
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as error messages quote it: strings in quotes, the rest as JSON, long ones cut short."""
+    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

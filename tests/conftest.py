@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
+
+from dqx_gx import Contract, ContractWarning
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -44,3 +47,12 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"the shared contract corpus is not present at {CORPUS} (it exists only in this workplace)")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def orders() -> Contract:
+    """The §6.7 example contract (its SQL rule's skip warning silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        (contract,) = Contract.from_odcs(EXAMPLES / "orders" / "orders.odcs.yaml")
+    return contract

@@ -21,6 +21,8 @@ from jsonschema import Draft201909Validator, Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
+from dqx_gx.errors import shown
+
 MAX_REPORTED = 8
 """Problems listed in one error message; the rest are counted."""
 
@@ -203,7 +205,7 @@ def _fill(template: str, error: ValidationError) -> str:
     fields = _Fields()
     if isinstance(error.instance, dict):
         fields.update({str(k): str(v) for k, v in error.instance.items() if isinstance(v, str)})
-    fields["value"] = _show(error.instance)
+    fields["value"] = shown(error.instance)
     fields["key"] = repr(error.absolute_path[-1]) if error.absolute_path else "?"
     return template.format_map(fields)
 
@@ -216,11 +218,6 @@ def _best_context(error: ValidationError) -> ValidationError | None:
         return None
     candidates = [e for e in relevant if len(e.absolute_path) == deepest]
     return candidates[0] if len({e.message for e in candidates}) == 1 else None
-
-
-def _show(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def summarise(items: Sequence[str]) -> Iterator[str]:

@@ -138,8 +138,9 @@ class Contract:
 
         return load_native(source)
 
-    def to_expectation_suite(self) -> gx.ExpectationSuite:
-        """This contract as a GX ExpectationSuite (one expectation per executable rule)."""
+    def to_expectation_suite(self, *, allow_sql: bool = False) -> gx.ExpectationSuite:
+        """This contract as a GX ExpectationSuite (one expectation per executable rule;
+        ``type: sql`` rules only with ``allow_sql``)."""
         from dqx_gx.expectations.suite import build_suite  # noqa: PLC0415 - it imports this module
 
-        return build_suite(self).suite
+        return build_suite(self, allow_sql=allow_sql).suite

@@ -15,13 +15,14 @@ from typing import Any
 from dqx_gx.contract.jsonschemas import own_validator, problems, summarise
 from dqx_gx.contract.model import Contract, Property, Source
 from dqx_gx.contract.properties import checked_regex, schema_rules
+from dqx_gx.contract.quality import checked_values
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, ContractWarning
 from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
 from dqx_gx.rules.severity import parse_severity
-from dqx_gx.rules.threshold import Operator, parse_threshold
+from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold
 
 _SIMPLE_TYPES = {
     "int": "integer",
@@ -100,7 +101,7 @@ def load_native(source: Source | Document) -> Contract:
             _require_column(declared, timestamp_column, "metadata.timestamp_column")
         latency = cron_latency(
             data["sla"]["schedule"],
-            float(data["sla"]["lag_hours"]),
+            finite_number("sla.lag_hours", data["sla"]["lag_hours"]),
             partitioned_by=partitioned_by,
             timestamp_column=timestamp_column,
         )
@@ -202,7 +203,8 @@ def _threshold(check: Mapping[str, Any], label: str) -> Any:
         raise ContractValidationError(f"{label}: specifies more than one validator ({', '.join(given)}); give one")
     operators = {_VALIDATORS[key].value: check[key] for key in given}
     spelling = {_VALIDATORS[key]: key for key in given}
-    return parse_threshold(label, operators, tolerance=float(check.get("tolerance", 1e-9)), spelling=spelling)
+    tolerance = finite_number(f"{label}: tolerance", check.get("tolerance", 1e-9))
+    return parse_threshold(label, operators, tolerance=tolerance, spelling=spelling)
 
 
 def _scale(check: Mapping[str, Any]) -> Scale:
@@ -253,9 +255,9 @@ def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
     metric_kind = _COLUMN_CHECKS[kind]
     fields: dict[str, Any] = {"scale": _scale(check)}
     if kind in ("whitelist", "blacklist"):
-        fields["values"] = tuple(check["values"])
+        fields["values"] = checked_values(check["values"], f"{label}: values")
     elif kind == "percentile":
-        fields["percentile"] = check["percentile"]
+        fields["percentile"] = finite_number(f"{label}: percentile", check["percentile"], within=(0.0, 1.0))
     elif kind in ("min_length", "max_length", "avg_length"):
         fields["column_type"] = _length_type(prop, label)
     elif kind == "pattern":

@@ -208,6 +208,9 @@ def _contract(
 ) -> Contract:
     obj = doc["schema"][index]
     path = f"schema[{index}]"
+    dataset = obj.get("physicalName") or obj["name"]
+    if not dataset.strip():
+        raise ContractValidationError(f"{path}: needs a non-blank 'name' or 'physicalName' (the dataset's name)")
     properties = _properties(obj, path)
     columns = {p.name: p.column for p in properties}
     rules: list[Rule] = list(schema_rules(properties, f"{path}.properties"))
@@ -229,7 +232,7 @@ def _contract(
     return Contract(
         name=doc.get("name"),
         version=doc["version"],
-        dataset=obj.get("physicalName") or obj["name"],
+        dataset=dataset,
         format="odcs",
         schema_name=obj["name"],
         api_version=doc["apiVersion"],

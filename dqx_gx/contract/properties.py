@@ -18,7 +18,7 @@ from dqx_gx.contract.model import Property
 from dqx_gx.errors import ContractValidationError
 from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SkippedRule, TypeRule
-from dqx_gx.rules.threshold import Operator, Threshold
+from dqx_gx.rules.threshold import Operator, Threshold, finite_number
 
 CHECKABLE_STRING_FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6", "hostname", "uri", "url"})
 
@@ -236,9 +236,8 @@ def _option_value(prop: Property, key: str, value: Any, rule_id: str) -> str | i
         "time",
     ):
         return _temporal_bound(prop, key, value, rule_id)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ContractValidationError(f"{rule_id}: {key} must be a number, got: {value!r}")
-    return value
+    finite_number(f"{rule_id}: {key}", value)
+    return value  # type: ignore[no-any-return]
 
 
 def _temporal_bound(prop: Property, key: str, value: Any, rule_id: str) -> str:

@@ -7,7 +7,6 @@ Each rule of a ``quality:`` list becomes exactly one :class:`Rule` (or a
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from collections.abc import Mapping
@@ -19,11 +18,11 @@ from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Property, TextRule
 from dqx_gx.contract.properties import checked_regex
 from dqx_gx.contract.source import parse_yaml_fragment
-from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.errors import ContractValidationError, ContractWarning, shown
 from dqx_gx.rules.metric import Metric, MetricKind, Scalar, Scale
-from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule
+from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
-from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
+from dqx_gx.rules.threshold import OPERATOR_NAMES, finite_number, parse_threshold
 
 DQX_ENGINE = "dqx"
 GX_ENGINES = frozenset({"greatexpectations", "great-expectations", "great_expectations", "gx"})
@@ -79,7 +78,7 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
     label = f"Quality rule '{name or ctx.path}'"
     if kind == "text":
         return TextRule(ctx.path, name or ctx.path, raw.get("description"))
-    info = {
+    info: dict[str, Any] = {
         "id": ctx.path,
         "severity": parse_severity(raw.get("severity"), label),
         "dimension": raw.get("dimension"),
@@ -96,7 +95,14 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
     if kind == "library":
         return _library_rule(raw, ctx, label, info)
     if kind == "sql":
-        return _skip(label, info, name or "sql rule", RuleOrigin.SQL, "type 'sql' is not executable in DQX")
+        return SqlRule(
+            name=name or _derived_name(ctx, "sql"),
+            origin=RuleOrigin.SQL,
+            column=ctx.prop.column if ctx.prop else None,
+            query=raw["query"],
+            threshold=parse_threshold(label, raw),
+            **info,
+        )
     engine = str(raw.get("engine", ""))
     if engine.lower() == DQX_ENGINE:
         return _dqx_rule(raw, ctx, label, info)
@@ -166,10 +172,10 @@ def _column_library_metric(
     if metric_name == "missingValues":
         if "missingValues" not in arguments:
             return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
-        sentinels = [v for v in _values(arguments["missingValues"], label, "missingValues") if v is not None]
+        sentinels = checked_values(arguments["missingValues"], f"{label}: missingValues")
         if not sentinels:
             return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
-        return Metric(MetricKind.MISSING_COUNT, (column,), values=tuple(sentinels), scale=scale)
+        return Metric(MetricKind.MISSING_COUNT, (column,), values=sentinels, scale=scale)
     if metric_name == "invalidValues":
         has_values, has_pattern = "validValues" in arguments, "pattern" in arguments
         if has_values == has_pattern:
@@ -179,8 +185,8 @@ def _column_library_metric(
         if has_pattern:
             pattern = checked_regex(arguments["pattern"], f"{label}: arguments.pattern")
             return Metric(MetricKind.PATTERN_INVALID_COUNT, (column,), pattern=pattern, scale=scale)
-        valid = [v for v in _values(arguments["validValues"], label, "validValues") if v is not None]
-        return Metric(MetricKind.INVALID_COUNT, (column,), values=tuple(valid), scale=scale)
+        valid = checked_values(arguments["validValues"], f"{label}: validValues")
+        return Metric(MetricKind.INVALID_COUNT, (column,), values=valid, scale=scale)
     return Metric(MetricKind.DUPLICATE_COUNT, (column,), scale=scale)
 
 
@@ -202,17 +208,23 @@ def _property_columns(raw: Any, ctx: RuleContext, label: str) -> tuple[str, ...]
     return tuple(ctx.columns.get(p, p) for p in raw)
 
 
-def _values(raw: Any, label: str, what: str) -> list[Scalar | None]:
+LONG_RANGE = 2**63
+"""Integers in a value list must fit Spark's bigint: no column can hold a larger one."""
+
+
+def checked_values(raw: Any, where: str) -> tuple[Scalar, ...]:
+    """A list of values to compare a column with (set membership, sentinels), NULLs left out:
+    strings, booleans, finite numbers and integers within Spark's bigint range."""
     if not isinstance(raw, list) or not raw:
-        raise ContractValidationError(f"{label}: {what} must be a non-empty list of values, got: {raw!r}")
+        raise ContractValidationError(f"{where} must be a non-empty list of values, got: {shown(raw)}")
     for value in raw:
         if value is not None and not isinstance(value, str | int | float | bool):
-            raise ContractValidationError(
-                f"{label}: {what} may hold only strings, numbers and booleans, got: {value!r}"
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ContractValidationError(f"{label}: {what} may not hold {value}")
-    return list(raw)
+            raise ContractValidationError(f"{where} may hold only strings, numbers and booleans, got: {shown(value)}")
+        if isinstance(value, int) and not isinstance(value, bool) and not -LONG_RANGE <= value < LONG_RANGE:
+            raise ContractValidationError(f"{where} holds {len(str(value))}-digit integer beyond Spark's bigint")
+        if isinstance(value, float):
+            finite_number(where, value)
+    return tuple(v for v in raw if v is not None)
 
 
 def _derived_name(ctx: RuleContext, what: str) -> str:
@@ -250,11 +262,14 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
     column = implementation.get("column")
     column = ctx.columns.get(column, column) if column else None
     kind = _DQX_CHECKS[check]
+    percentile = implementation.get("percentile")
+    if percentile is not None:  # NaN passes the schema's 0–1 bounds
+        percentile = finite_number(f"{label}: percentile", percentile, within=(0.0, 1.0))
     metric = Metric(
         kind,
         (column,) if column else (),
-        values=tuple(v for v in implementation.get("values", []) if v is not None),
-        percentile=implementation.get("percentile"),
+        values=checked_values(implementation["values"], f"{label}: values") if "values" in implementation else (),
+        percentile=percentile,
         column_type=implementation.get("column_type"),
         scale=Scale.FRACTION if implementation.get("return") == "pct" else Scale.COUNT,
     )

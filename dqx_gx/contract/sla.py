@@ -98,19 +98,21 @@ def resolve_latency(
     ``element`` ("table.column") wins, then ``slaDefaultElement``, then the
     property with ``partitioned: true`` and ``partitionKeyPosition: 1``.
     """
-    hours = _latency_hours(entry, where)
-    if isinstance(hours, str):
-        return LatencyResolution(skip_reason=hours)
     element = entry.get("element") or default_element
     if element is not None:
         element = str(element).strip()
+        table, _, column = element.rpartition(".")
+        # Another table's latency is its own business, even when it cannot be read.
+        if table and "," not in element and table not in table_names and table in other_table_names:
+            return LatencyResolution(applies=False)
+    hours = _latency_hours(entry, where)
+    if isinstance(hours, str):
+        return LatencyResolution(skip_reason=hours)
+    if element is not None:
         if "," in element:
             return LatencyResolution(
                 skip_reason=f"latency names several elements ({element!r}); give the one timestamp column"
             )
-        table, _, column = element.rpartition(".")
-        if table and table not in table_names and table in other_table_names:
-            return LatencyResolution(applies=False)
         column = columns_by_property.get(column, column)
     elif partition_column is not None:
         column = partition_column
@@ -132,7 +134,7 @@ def _latency_hours(entry: Mapping[str, Any], where: str) -> float | str:
         if match is None:
             return f"latency value {value!r} is not a number with a unit (e.g. 24 with unit: h, or '24h')"
         value, unit = float(match.group(1)), unit or match.group(2)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(_as_float(value)):
         return f"latency value {value!r} is not a number"
     if value <= 0:
         raise ContractValidationError(f"{where}.value: latency must be greater than 0, got: {value}")
@@ -141,7 +143,18 @@ def _latency_hours(entry: Mapping[str, Any], where: str) -> float | str:
     factor = _UNIT_HOURS.get(str(unit).strip().lower())
     if factor is None:
         return f"latency unit {unit!r} is not supported ({_UNITS_TEXT})"
-    return float(value) * factor
+    hours = float(value) * factor
+    if not math.isfinite(hours):
+        return f"latency {value} {unit} is too large to be a number of hours"
+    return hours
+
+
+def _as_float(value: int | float) -> float:
+    """``value`` as a float; an int too large for one is infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 # --- native cron SLA -----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from great_expectations.validator.validator import ValidationDependencies
 from pyspark.sql.types import StructField, StructType
 
-from dqx_gx.expectations.spark_types import find_field, missing_reason
+from dqx_gx.expectations.spark_types import Columns
 from dqx_gx.rules.threshold import Interval
 
 SCHEMA = "dqx.batch_schema"
@@ -121,9 +121,10 @@ class DqxExpectation(BatchExpectation):
 
     @staticmethod
     def field(metrics: dict[str, Any], column: str) -> StructField | Unmeasured:
-        schema = StructType.fromJson(metrics[SCHEMA])
-        found = find_field(schema, column)
-        return found if found is not None else Unmeasured(missing_reason(schema, column))
+        batch = metrics[SCHEMA]
+        columns = Columns(StructType.fromJson(batch["schema"]), batch["case_sensitive"])
+        found = columns.find(column)
+        return found if found is not None else Unmeasured(columns.missing(column))
 
     @staticmethod
     def scaled(count: int, num_rows: int, scale: Scale, what: str) -> Observation:

@@ -397,3 +397,22 @@ class ExpectDqxColumnType(DqxExpectation):
             if problem:
                 details["failure"] = problem
         return Observed(type_text(field.dataType), details)
+
+
+class ExpectDqxSqlValue(DqxExpectation):
+    """The value of a contract's SQL query over the batch (``type: sql``, opted in with ``allow_sql``)."""
+
+    query: str
+    metric_text: ClassVar[str] = "sql({query})"
+    success_keys: ClassVar[tuple[str, ...]] = (*DqxExpectation.bound_keys, "query")
+
+    def metrics_needed(self) -> dict[str, dict[str, Any]]:
+        return {"dqx.sql_value": {"query": self.query}}
+
+    def observe(self, metrics: dict[str, Any]) -> Observation:
+        outcome = metrics["dqx.sql_value"]
+        if "error" in outcome:
+            return Unmeasured(outcome["error"])
+        if outcome["value"] is None:
+            return Unmeasured("the query returned NULL")
+        return Observed(outcome["value"])

@@ -1,12 +1,13 @@
-"""GX metrics for DQX's vocabulary, computed by Spark in one aggregate pass.
+"""GX metrics for DQX's vocabulary, computed by Spark in at most two aggregate passes.
 
-Every metric here is a *table-domain aggregate partial* with no metric
-dependencies. GX bundles partials that share a compute domain and a graph
-level into one ``df.agg`` (``SparkDFExecutionEngine.resolve_metric_bundle``),
-so a whole contract costs one pass over the data, plus what Spark itself adds
-for ``count(DISTINCT …)``. GX's column-domain providers would not do: they
-depend on ``table.columns``/``table.row_count``, which pushes them into a second
-graph level and a second pass.
+Every metric here is a *table-domain aggregate partial*. GX bundles partials
+that share a compute domain and a graph level into one ``df.agg``
+(``SparkDFExecutionEngine.resolve_metric_bundle``). The metrics without
+dependencies share the first pass with ``table.row_count``; distinct counts
+wait for the second, which GX's own map metrics (``engine: greatExpectations``
+rules) need anyway (:class:`SecondPass`). GX's column-domain providers would not
+do: they depend on ``table.columns``/``table.row_count`` and cannot share a pass
+with anything at the first level.
 
 A partial must never raise: GX would then re-run every metric of the bundle one
 by one and retry three times. An unmeasurable column (missing, wrong type)
@@ -20,6 +21,7 @@ turns NaN into None on the way back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from great_expectations.core.metric_domain_types import MetricDomainTypes
@@ -30,9 +32,9 @@ from great_expectations.expectations.metrics.table_metric_provider import TableM
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from pyspark.sql import Column
 from pyspark.sql import functions as F
-from pyspark.sql.types import DateType, IntegralType, StructField, StructType, TimestampNTZType, TimestampType
+from pyspark.sql.types import DateType, IntegralType, StructField, TimestampNTZType, TimestampType
 
-from dqx_gx.expectations.spark_types import find_field, spark_column, unsupported
+from dqx_gx.expectations.spark_types import Columns, spark_column, unsupported
 from dqx_gx.rules.formats import FORMAT_PATTERNS
 from dqx_gx.rules.metric import ConstraintKind, MetricKind
 from dqx_gx.rules.timestamps import as_utc, epoch_micros
@@ -42,7 +44,7 @@ LONG = "bigint"
 
 
 class BatchSchema(TableMetricProvider):
-    """The batch's Spark schema as JSON: column presence and types, without a Spark job."""
+    """The batch's Spark schema as JSON and Spark's case rule for names: column presence and types, no job."""
 
     metric_name = "dqx.batch_schema"
 
@@ -56,7 +58,44 @@ class BatchSchema(TableMetricProvider):
         runtime_configuration: dict[str, Any],
     ) -> dict[str, Any]:
         df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        return df.schema.jsonValue()
+        columns = Columns.of(df)
+        return {"schema": columns.schema.jsonValue(), "case_sensitive": columns.case_sensitive}
+
+
+class SqlValue(TableMetricProvider):
+    """The single value a contract's (checked, opted-in) SQL query returns over the batch.
+
+    Not part of the aggregate passes: the query is the contract's own plan. Any
+    failure of the query becomes ``{"error": …}`` for the rule to report.
+    """
+
+    metric_name = "dqx.sql_value"
+    value_keys = ("query",)
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(
+        cls,
+        execution_engine: SparkDFExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> dict[str, Any]:
+        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        try:
+            rows = df.sparkSession.sql(metric_value_kwargs["query"], batch=df).limit(2).collect()
+        except Exception as exc:  # user SQL fails in countless ways; the rule fails with the message
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return {"error": f"the query failed: {message}"}
+        if len(rows) != 1 or len(rows[0]) != 1:
+            shape = {0: "no rows", 1: f"{len(rows[0]) if rows else 0} columns"}.get(len(rows), "more than one row")
+            return {"error": f"the query returned {shape}; it must return exactly one value"}
+        value = rows[0][0]
+        if isinstance(value, bool) or value is None:
+            return {"value": None if value is None else float(value)}
+        if not isinstance(value, int | float | Decimal):
+            return {"error": f"the query returned {value!r}, not a number"}
+        return {"value": float(value)}
 
 
 class SecondPass(TableMetricProvider):
@@ -110,10 +149,10 @@ class DqxAggregate(TableMetricProvider):
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
-        return cls.aggregate(df.schema, metric_value_kwargs), compute_kwargs, accessor_kwargs
+        return cls.aggregate(Columns.of(df), metric_value_kwargs), compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(cls, schema: StructType, kwargs: Mapping[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: Mapping[str, Any]) -> Column:
         raise NotImplementedError
 
 
@@ -121,7 +160,7 @@ class NumRows(DqxAggregate):
     metric_name = "dqx.num_rows"
 
     @classmethod
-    def aggregate(cls, schema: StructType, kwargs: Mapping[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: Mapping[str, Any]) -> Column:
         return F.count(F.lit(1))
 
 
@@ -133,8 +172,8 @@ class ColumnAggregate(DqxAggregate):
     result_type: ClassVar[str] = LONG
 
     @classmethod
-    def aggregate(cls, schema: StructType, kwargs: Mapping[str, Any]) -> Column:
-        field = find_field(schema, kwargs["column"])
+    def aggregate(cls, columns: Columns, kwargs: Mapping[str, Any]) -> Column:
+        field = columns.find(kwargs["column"])
         if field is None or cls.unsupported(field, kwargs) is not None:
             return F.lit(None).cast(cls.result_type)
         return cls.measure(spark_column(field), field, kwargs)
@@ -223,12 +262,12 @@ class DistinctCount(DqxAggregate):
         return dependencies
 
     @classmethod
-    def aggregate(cls, schema: StructType, kwargs: Mapping[str, Any]) -> Column:
-        fields = [find_field(schema, name) for name in kwargs["columns"]]
+    def aggregate(cls, columns: Columns, kwargs: Mapping[str, Any]) -> Column:
+        fields = [columns.find(name) for name in kwargs["columns"]]
         if any(f is None or unsupported(MetricKind.DUPLICATE_COUNT, f) for f in fields):
             return F.lit(None).cast(LONG)
-        columns = [spark_column(f) for f in fields if f is not None]
-        return F.count_distinct(columns[0] if len(columns) == 1 else F.struct(*columns))
+        selected = [spark_column(f) for f in fields if f is not None]
+        return F.count_distinct(selected[0] if len(selected) == 1 else F.struct(*selected))
 
 
 class Minimum(ColumnAggregate):

@@ -9,7 +9,9 @@ column it cannot handle; the expectation reports the same reason.
 
 from __future__ import annotations
 
-from pyspark.sql import Column
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
@@ -40,22 +42,44 @@ _STRING_TYPES = (StringType, CharType, VarcharType)
 _COMPLEX_TYPES = (ArrayType, MapType, StructType)
 
 
-def find_field(schema: StructType, name: str) -> StructField | None:
-    """The batch column a contract name refers to: exact match, else the one match ignoring case."""
-    for field in schema.fields:
-        if field.name == name:
-            return field
-    folded = [f for f in schema.fields if f.name.lower() == name.lower()]
-    return folded[0] if len(folded) == 1 else None
+@dataclass(frozen=True)
+class Columns:
+    """A batch's columns, looked up the way Spark resolves names (``spark.sql.caseSensitive``).
 
+    Case-insensitive (Spark's default): a name finds the one column equal to it
+    ignoring case; a name equal to several (``b`` and ``B``) is ambiguous, and Spark
+    would refuse it. Case-sensitive: only the exact name.
+    """
 
-def missing_reason(schema: StructType, name: str) -> str:
-    folded = [f.name for f in schema.fields if f.name.lower() == name.lower()]
-    if len(folded) > 1:
-        return f"column {name!r} matches several columns when case is ignored ({', '.join(folded)})"
-    names = [f.name for f in schema.fields]
-    shown = ", ".join(repr(n) for n in names[:12]) + (f", … {len(names)} columns" if len(names) > 12 else "")
-    return f"column {name!r} is not in the batch (it has: {shown or 'no columns'})"
+    schema: StructType
+    case_sensitive: bool = False
+
+    @classmethod
+    def of(cls, frame: DataFrame) -> Columns:
+        setting = frame.sparkSession.conf.get("spark.sql.caseSensitive", "false")
+        return cls(frame.schema, str(setting).lower() == "true")
+
+    def find(self, name: str) -> StructField | None:
+        matches = self._matches(name)
+        return matches[0] if len(matches) == 1 else None
+
+    def missing(self, name: str) -> str:
+        """Why ``find(name)`` found nothing."""
+        matches = self._matches(name)
+        if len(matches) > 1:
+            found = ", ".join(f.name for f in matches)
+            return (
+                f"column {name!r} is ambiguous: Spark matches names ignoring case and the batch has {found} "
+                "(set spark.sql.caseSensitive=true to tell them apart)"
+            )
+        names = [f.name for f in self.schema.fields]
+        shown = ", ".join(repr(n) for n in names[:12]) + (f", … {len(names)} columns" if len(names) > 12 else "")
+        return f"column {name!r} is not in the batch (it has: {shown or 'no columns'})"
+
+    def _matches(self, name: str) -> list[StructField]:
+        if self.case_sensitive:
+            return [f for f in self.schema.fields if f.name == name]
+        return [f for f in self.schema.fields if f.name.lower() == name.lower()]
 
 
 def spark_column(field: StructField) -> Column:
@@ -173,7 +197,7 @@ def type_mismatch(declared: rules.DataType, actual: DataType, where: str) -> str
                 return problem
     if lt == "object" and isinstance(actual, StructType):
         for name, inner in declared.fields:
-            field = find_field(actual, name)
+            field = Columns(actual).find(name)
             if field is None:
                 return f"{where} field {name!r} is missing from the struct ({type_text(actual)})"
             if inner is not None and (problem := type_mismatch(inner, field.dataType, f"{where}.{name}")):

@@ -23,9 +23,11 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import ContractWarning
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.base import DqxExpectation
+from dqx_gx.expectations.sql_query import checked_query
 from dqx_gx.rules.metric import MetricKind
-from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, TypeRule
+from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.severity import gx_severity
+from dqx_gx.rules.threshold import Threshold
 
 NOW_PARAMETER = "now"
 """The expectation parameter that carries "now" into freshness checks at run time."""
@@ -69,8 +71,19 @@ def suite_name(contract: Contract) -> str:
     return f"{contract.name}.{contract.dataset}" if contract.name else contract.dataset
 
 
-def build_suite(contract: Contract) -> SuiteBuild:
-    """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped."""
+SQL_OFF = (
+    "type 'sql' rules run only when allowed (allow_sql=True, dqx-gx --allow-sql), "
+    "and then only as a single read-only SELECT over the batch"
+)
+
+
+def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
+    """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped.
+
+    ``type: sql`` rules become expectations only with ``allow_sql``; their query
+    must then pass :func:`~dqx_gx.expectations.sql_query.checked_query` or the
+    whole translation is refused (ContractValidationError naming the rule).
+    """
     expectations: list[Expectation] = []
     declared: list[Expectation] = []
     """GX built-ins, which may be equal to each other; ours differ by their ``rule`` field."""
@@ -78,6 +91,10 @@ def build_suite(contract: Contract) -> SuiteBuild:
     for rule in contract.rules:
         if isinstance(rule, SkippedRule):
             skipped[rule.id] = rule.reason
+            continue
+        if isinstance(rule, SqlRule) and not allow_sql:
+            warnings.warn(f"Quality rule '{rule.name}': {SQL_OFF}; skipping", ContractWarning, stacklevel=2)
+            skipped[rule.id] = SQL_OFF
             continue
         built = expectation_for(rule, contract)
         if isinstance(built, str):
@@ -109,22 +126,21 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
     if isinstance(rule, ExpectationRule):
         return _native_expectation(rule, common)
     common["rule"] = rule.name
+    if isinstance(rule, SqlRule):
+        query = checked_query(
+            rule.query,
+            rule=f"Quality rule '{rule.name}'",
+            batch_names=filter(None, (contract.dataset, contract.schema_name)),
+            column=rule.column,
+        )
+        return catalog.ExpectDqxSqlValue(query=query, **common, **_bounds(rule.threshold))
     if isinstance(rule, TypeRule):
         assert rule.column is not None
         data_type = rule.data_type.to_dict() if rule.data_type else None
         return catalog.ExpectDqxColumnType(column=rule.column, data_type=data_type, **common)
     assert isinstance(rule, MetricRule)
     metric = rule.metric
-    kwargs: dict[str, Any] = dict(common)
-    if rule.threshold is not None:
-        interval = rule.threshold.interval
-        kwargs.update(
-            min_value=interval.min_value,
-            max_value=interval.max_value,
-            strict_min=interval.strict_min,
-            strict_max=interval.strict_max,
-            outside=interval.outside,
-        )
+    kwargs: dict[str, Any] = {**common, **_bounds(rule.threshold)}
     match metric.kind:
         case MetricKind.NUM_ROWS:
             pass
@@ -151,6 +167,20 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
         case MetricKind.FRESHNESS_HOURS:
             kwargs.update(now={"$PARAMETER": NOW_PARAMETER}, aggregation=metric.aggregation)
     return _BY_KIND[metric.kind](**kwargs)
+
+
+def _bounds(threshold: Threshold | None) -> dict[str, Any]:
+    """The expectation fields of a threshold's SPEC §3 interval (none: record only)."""
+    if threshold is None:
+        return {}
+    interval = threshold.interval
+    return {
+        "min_value": interval.min_value,
+        "max_value": interval.max_value,
+        "strict_min": interval.strict_min,
+        "strict_max": interval.strict_max,
+        "outside": interval.outside,
+    }
 
 
 def _native_expectation(rule: ExpectationRule, common: dict[str, Any]) -> Expectation | str:
@@ -180,10 +210,10 @@ def _rule_meta(rule: Rule, contract: Contract) -> dict[str, Any]:
     }
     if isinstance(rule, MetricRule):
         meta["metric"] = rule.metric.kind.value
-        if rule.threshold is not None:
-            value = rule.threshold.value
-            meta["operator"] = rule.threshold.operator.value
-            meta["threshold"] = list(value) if isinstance(value, tuple) else value
+    if isinstance(rule, MetricRule | SqlRule) and rule.threshold is not None:
+        value = rule.threshold.value
+        meta["operator"] = rule.threshold.operator.value
+        meta["threshold"] = list(value) if isinstance(value, tuple) else value
     return {k: v for k, v in meta.items() if v is not None}
 
 

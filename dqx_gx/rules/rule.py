@@ -97,6 +97,22 @@ class ExpectationRule(RuleInfo):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SqlRule(RuleInfo):
+    """A ``type: sql`` rule: a query returning one number, compared with a threshold.
+
+    Runs only when the caller opts in (``allow_sql``), and only as a single read-only
+    SELECT over the batch.
+    """
+
+    query: str
+    threshold: Threshold | None
+
+    def expression(self) -> str:
+        text = f"sql({' '.join(self.query.split())})"
+        return f"{text} {self.threshold.describe()}" if self.threshold else text
+
+
+@dataclass(frozen=True, kw_only=True)
 class SkippedRule(RuleInfo):
     """A rule that cannot run here; reported as SKIPPED with the reason."""
 
@@ -106,7 +122,7 @@ class SkippedRule(RuleInfo):
         return f"skipped: {self.reason}"
 
 
-Rule = MetricRule | TypeRule | ExpectationRule | SkippedRule
+Rule = MetricRule | TypeRule | ExpectationRule | SqlRule | SkippedRule
 
 
 def unique_names(rules: Iterable[Rule]) -> tuple[Rule, ...]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from dqx_gx.errors import ContractValidationError
+from dqx_gx.errors import ContractValidationError, shown
 
 EPSILON = 1e-9
 """DQX's comparison tolerance (``dqx.functions.EPSILON``)."""
@@ -144,28 +144,32 @@ def parse_threshold(
         raise ContractValidationError(f"{rule}: tolerance must be a finite number >= 0, got: {tolerance}")
     if op.takes_range:
         if not isinstance(raw, list | tuple) or len(raw) != 2:
-            raise ContractValidationError(f"{rule}: {word} must be a list of [lower, upper], got: {_show(raw)}")
-        low, high = (_finite_number(rule, f"{word} bound", item) for item in raw)
+            raise ContractValidationError(f"{rule}: {word} must be a list of [lower, upper], got: {shown(raw)}")
+        low, high = (finite_number(f"{rule}: {word} bound", item) for item in raw)
         if low > high:
             raise ContractValidationError(
-                f"{rule}: {word} lower bound {_show(raw[0])} is greater than upper bound {_show(raw[1])}"
+                f"{rule}: {word} lower bound {shown(raw[0])} is greater than upper bound {shown(raw[1])}"
             )
         return Threshold(op, (low, high), tolerance)
-    return Threshold(op, _finite_number(rule, word, raw), tolerance)
+    return Threshold(op, finite_number(f"{rule}: {word}", raw), tolerance)
 
 
-def _finite_number(rule: str, what: str, raw: Any) -> float:
+def finite_number(where: str, raw: Any, within: tuple[float, float] | None = None) -> float:
+    """A contract number as a float: booleans, text, NaN, infinity and integers beyond a float are refused.
+
+    ``within`` bounds it inclusively; the message then names the range, which is what the author needs.
+    """
+    expected = f"a number between {within[0]} and {within[1]}" if within else "a number"
     if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise ContractValidationError(f"{rule}: {what} must be a number, got: {_show(raw)}")
+        raise ContractValidationError(f"{where} must be {expected}, got: {shown(raw)}")
     try:
         value = float(raw)
     except OverflowError:
-        raise ContractValidationError(f"{rule}: {what} is too large for a float: {raw}") from None
+        raise ContractValidationError(f"{where} is too large for a float ({len(str(raw))} digits)") from None
     if not math.isfinite(value):
-        raise ContractValidationError(f"{rule}: {what} must be a finite number, got: {_show(raw)}")
+        raise ContractValidationError(
+            f"{where} must be {'a finite number' if within is None else expected}, got: {value}"
+        )
+    if within and not within[0] <= value <= within[1]:
+        raise ContractValidationError(f"{where} must be {expected}, got: {value}")
     return value
-
-
-def _show(raw: Any) -> str:
-    text = repr(raw) if isinstance(raw, str) else str(raw)
-    return text if len(text) <= 80 else text[:77] + "..."

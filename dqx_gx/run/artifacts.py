@@ -19,6 +19,7 @@ from great_expectations.exceptions import DataContextError
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.expectations.suite import SuiteBuild
+from dqx_gx.run.atomic import atomic_writes
 from dqx_gx.run.guard import DqxGuardAction
 
 DATASOURCE = "dqx_gx_spark"
@@ -55,6 +56,11 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
     suite) and match expectations pairwise, quadratic in the suite size; this
     writes each object once through the context's stores instead.
     """
+    with atomic_writes():
+        return _install(context, contract, build, data_docs=data_docs)
+
+
+def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild, *, data_docs: bool) -> Artifacts:
     batch_definition = _batch_definition(context, contract.dataset)
     suite = _store_suite(context, build.suite)
     validation = _store_validation(context, suite, batch_definition)

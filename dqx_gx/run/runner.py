@@ -7,15 +7,15 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from dqx.common import AssertionResult, ResultKey
-from pyspark.sql.types import StructType
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
-from dqx_gx.expectations.spark_types import find_field, missing_reason, type_mismatch
+from dqx_gx.expectations.spark_types import Columns, type_mismatch
 from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite
 from dqx_gx.rules.rule import MetricRule, RuleOrigin, TypeRule
 from dqx_gx.rules.timestamps import as_utc
 from dqx_gx.run.artifacts import ephemeral_context, install
+from dqx_gx.run.atomic import atomic_writes
 from dqx_gx.run.results import RuleResult, rule_results
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ def run_contract(
     context: AbstractDataContext | None = None,
     strict_schema: bool = False,
     data_docs: bool = False,
+    allow_sql: bool = False,
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
@@ -77,19 +78,23 @@ def run_contract(
     added to it. ``strict_schema`` raises :class:`SchemaValidationError` for a
     missing column, a type mismatch or NULLs in a required column instead of
     reporting failed assertions. ``data_docs`` adds GX's UpdateDataDocsAction.
+    ``allow_sql`` runs the contract's ``type: sql`` rules, each only if it is a single
+    read-only SELECT over the batch (else ContractValidationError); without it they are
+    SKIPPED.
 
     The caller's DataFrame is neither cached nor modified.
     """
     moment = as_utc(now) if now is not None else datetime.now(UTC)
     key = key or ResultKey(moment.date(), {})
     if strict_schema:
-        _require_declared_schema(contract, dataframe.schema)
-    build = build_suite(contract)
-    artifacts = install(context or ephemeral_context(), contract, build, data_docs=data_docs)
-    checkpoint_result = artifacts.checkpoint.run(
-        batch_parameters={"dataframe": dataframe},
-        expectation_parameters={NOW_PARAMETER: moment},
-    )
+        _require_declared_schema(contract, Columns.of(dataframe))
+    build = build_suite(contract, allow_sql=allow_sql)
+    with atomic_writes():  # a file project never holds half a suite, result or docs page
+        artifacts = install(context or ephemeral_context(), contract, build, data_docs=data_docs)
+        checkpoint_result = artifacts.checkpoint.run(
+            batch_parameters={"dataframe": dataframe},
+            expectation_parameters={NOW_PARAMETER: moment},
+        )
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     run = ContractRun(
         contract=contract,
@@ -103,14 +108,14 @@ def run_contract(
     return run
 
 
-def _require_declared_schema(contract: Contract, schema: StructType) -> None:
+def _require_declared_schema(contract: Contract, columns: Columns) -> None:
     """Strict mode: every declared column is present with a compatible type (DQX ODCS spec §7.6)."""
     for rule in contract.rules:
         if not isinstance(rule, TypeRule) or rule.column is None:
             continue
-        field = find_field(schema, rule.column)
+        field = columns.find(rule.column)
         if field is None:
-            raise SchemaValidationError(f"Property '{rule.property_name}': {missing_reason(schema, rule.column)}")
+            raise SchemaValidationError(f"Property '{rule.property_name}': {columns.missing(rule.column)}")
         if rule.data_type is not None:
             problem = type_mismatch(rule.data_type, field.dataType, f"Property '{rule.property_name}'")
             if problem:

@@ -11,6 +11,7 @@ from dqx_gx import Contract, ContractValidationError, ContractWarning
 from dqx_gx.contract.sla import schedule_period_hours
 from dqx_gx.rules.rule import MetricRule, SkippedRule
 from tests.conftest import EXAMPLES
+from tests.documents import odcs_document
 
 SLA_EXAMPLES = EXAMPLES / "sla"
 
@@ -138,17 +139,8 @@ def odcs(sla: list[dict[str, Any]], partitioned: bool = False) -> dict[str, Any]
     prop: dict[str, Any] = {"name": "day", "logicalType": "date"}
     if partitioned:
         prop.update(partitioned=True, partitionKeyPosition=1)
-    return {
-        "apiVersion": "v3.1.0",
-        "kind": "DataContract",
-        "id": "x",
-        "version": "1",
-        "status": "active",
-        "slaProperties": sla,
-        "schema": [
-            {"name": "t", "physicalName": "t_tbl", "properties": [prop, {"name": "ts", "logicalType": "timestamp"}]}
-        ],
-    }
+    schema = [{"name": "t", "physicalName": "t_tbl", "properties": [prop, {"name": "ts", "logicalType": "timestamp"}]}]
+    return odcs_document(schema, slaProperties=sla)
 
 
 @pytest.mark.parametrize(
@@ -199,6 +191,17 @@ def test_latency_for_another_table_does_not_apply() -> None:
     first, second = Contract.from_odcs(doc)
     assert first.sla_latency is None and not any(r.name == "SLA: Freshness check" for r in first.rules)
     assert second.sla_latency is not None and second.sla_latency.max_age_hours == 4.0
+
+
+def test_unreadable_latency_for_another_table_is_that_table_s_skip_only() -> None:
+    doc = odcs([{"property": "latency", "value": "500ms", "element": "u.ts"}])
+    doc["schema"].append({"name": "u", "properties": [{"name": "ts", "logicalType": "timestamp"}]})
+    with pytest.warns(ContractWarning, match=r"latency unit 'ms' is not supported") as caught:
+        first, second = Contract.from_odcs(doc)
+    assert len(caught) == 1
+    assert not any(r.name == "SLA: Freshness check" for r in first.rules)
+    freshness = second.rules[-1]
+    assert isinstance(freshness, SkippedRule) and freshness.name == "SLA: Freshness check"
 
 
 def test_other_sla_properties_are_metadata() -> None:

@@ -12,6 +12,7 @@ from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, run_contract
 from dqx_gx.rules.threshold import EPSILON, Operator, Threshold
+from tests.documents import one_table
 
 V = 10.0
 A, B = 10.0, 20.0
@@ -75,18 +76,7 @@ def test_upper_range_bound() -> None:
 
 
 def contract(rules: list[dict[str, Any]]) -> Contract:
-    (c,) = Contract.from_odcs(
-        {
-            "apiVersion": "v3.1.0",
-            "kind": "DataContract",
-            "id": "b",
-            "name": "b",
-            "version": "1",
-            "status": "active",
-            "schema": [{"name": "t", "properties": [{"name": p, "quality": []} for p in POINTS], "quality": rules}],
-        }
-    )
-    return c
+    return one_table([{"name": p, "quality": []} for p in POINTS], rules)
 
 
 def test_every_operator_through_gx(spark: SparkSession) -> None:
@@ -130,21 +120,7 @@ def test_percent_rules_at_the_threshold(
     spark: SparkSession, rule: dict[str, Any], status: str, observed: float
 ) -> None:
     """One NULL in 100 rows is exactly 1 % of all rows (SPEC §3: 0–100 scale)."""
-    (c,) = Contract.from_odcs(
-        {
-            "apiVersion": "v3.1.0",
-            "kind": "DataContract",
-            "id": "p",
-            "version": "1",
-            "status": "active",
-            "schema": [
-                {
-                    "name": "t",
-                    "properties": [{"name": "x", "quality": [{"name": "nulls", "metric": "nullValues", **rule}]}],
-                }
-            ],
-        }
-    )
+    c = one_table([{"name": "x", "quality": [{"name": "nulls", "metric": "nullValues", **rule}]}])
     frame = spark.createDataFrame([(None,)] + [(i,) for i in range(99)], "x int")
     (result,) = [r for r in run_contract(c, frame).rule_results if r.rule.name == "nulls"]
     assert result.observed == observed
@@ -160,16 +136,7 @@ def test_fraction_rule_at_the_threshold(spark: SparkSession, threshold_value: fl
         "engine": "dqx",
         "implementation": {"check": "missing", "column": "x", "return": "pct", "mustBeLessOrEqualTo": threshold_value},
     }
-    (c,) = Contract.from_odcs(
-        {
-            "apiVersion": "v3.1.0",
-            "kind": "DataContract",
-            "id": "f",
-            "version": "1",
-            "status": "active",
-            "schema": [{"name": "t", "properties": [{"name": "x"}], "quality": [rule]}],
-        }
-    )
+    c = one_table([{"name": "x"}], [rule])
     frame = spark.createDataFrame([(None,)] + [(i,) for i in range(99)], "x int")
     (result,) = [r for r in run_contract(c, frame).rule_results if r.rule.name == "nulls"]
     assert result.observed == pytest.approx(0.01)

@@ -23,6 +23,7 @@ from pyspark.sql import SparkSession
 from returns.result import Failure, Success
 
 from dqx_gx import Contract, RuleResult, run_contract
+from tests.documents import odcs_document
 from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
 
 NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
@@ -339,17 +340,8 @@ def contract_for() -> tuple[Contract, dict[str, tuple[Callable[[pa.Table], Refer
         for col in COLUMNS
         if col.kind in ("date", "ts", "ntz")
     ]
-    document = {
-        "apiVersion": "v3.1.0",
-        "kind": "DataContract",
-        "id": "differential",
-        "name": "differential",
-        "version": "1.0.0",
-        "status": "active",
-        "slaProperties": freshness,
-        "schema": [{"name": "batch", "properties": properties, "quality": table_quality}],
-    }
-    (contract,) = Contract.from_odcs(document)
+    schema = [{"name": "batch", "properties": properties, "quality": table_quality}]
+    (contract,) = Contract.from_odcs(odcs_document(schema, name="differential", slaProperties=freshness))
     return contract, references
 
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
 
-from dqx_gx import Contract, ContractWarning, run_contract
-from tests.conftest import EXAMPLES
+from dqx_gx import Contract, run_contract
 
 NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
 TODAY = NOW.date()
@@ -22,14 +20,6 @@ Row = list[Any]
 
 def good_rows() -> list[Row]:
     return [[i, STATUSES[i % 5], 20.0 + i, f"product {i}", TODAY] for i in range(1, 121)]
-
-
-@pytest.fixture(scope="module")
-def orders() -> Contract:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ContractWarning)
-        (contract,) = Contract.from_odcs(EXAMPLES / "orders" / "orders.odcs.yaml")
-    return contract
 
 
 def set_column(index: int, value: Any, rows: int | None = None) -> Callable[[list[Row]], list[Row]]:

@@ -12,22 +12,8 @@ from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, ContractWarning, RuleResult, run_contract
 from dqx_gx.expectations import build_suite
+from tests.documents import one_table
 from tests.reference import duckdb_value
-
-
-def odcs(properties: list[dict[str, Any]], quality: list[dict[str, Any]] | None = None) -> Contract:
-    (contract,) = Contract.from_odcs(
-        {
-            "apiVersion": "v3.1.0",
-            "kind": "DataContract",
-            "id": "schema-rules",
-            "name": "s",
-            "version": "1",
-            "status": "active",
-            "schema": [{"name": "t", "properties": properties, "quality": quality or []}],
-        }
-    )
-    return contract
 
 
 def results(spark: SparkSession, contract: Contract, rows: list[tuple[Any, ...]], ddl: str) -> dict[str, RuleResult]:
@@ -97,7 +83,7 @@ TYPE_CASES = [
 def test_type_matrix(spark: SparkSession, declared: dict[str, Any], ddl: str, passes: bool) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContractWarning)  # vector dimensions: recorded, not checked
-        contract = odcs([{"name": "c", **declared}])
+        contract = one_table([{"name": "c", **declared}])
     type_rule = next(r for r in contract.rules if r.id.endswith(".logicalType"))
     result = results(spark, contract, [], f"c {ddl}")[type_rule.name]
     assert result.assertion.status == ("PASSED" if passes else "FAILED")
@@ -107,7 +93,7 @@ def test_type_matrix(spark: SparkSession, declared: dict[str, Any], ddl: str, pa
 
 
 def test_type_mismatch_message_in_dqx_format(spark: SparkSession) -> None:
-    result = results(spark, odcs([{"name": "order_id", "logicalType": "integer"}]), [], "order_id string")
+    result = results(spark, one_table([{"name": "order_id", "logicalType": "integer"}]), [], "order_id string")
     assert result["order_id has type integer"].reason == (
         "Property 'order_id' type mismatch: expected logicalType 'integer' (tinyint, smallint, int, bigint), got string"
     )
@@ -119,7 +105,7 @@ def test_nested_mismatch_names_the_field(spark: SparkSession) -> None:
         "logicalType": "object",
         "properties": [{"name": "geo", "logicalType": "array", "items": {"logicalType": "number"}}],
     }
-    result = results(spark, odcs([prop]), [], "address struct<geo:array<string>>")
+    result = results(spark, one_table([prop]), [], "address struct<geo:array<string>>")
     assert result["address has type object<geo: array<number>>"].reason == (
         "Property 'address'.geo items type mismatch: expected logicalType 'number' (float, double, decimal), got string"
     )
@@ -127,7 +113,10 @@ def test_nested_mismatch_names_the_field(spark: SparkSession) -> None:
 
 def test_column_found_with_different_case(spark: SparkSession) -> None:
     result = results(
-        spark, odcs([{"name": "OrderId", "logicalType": "integer", "required": True}]), [(1,), (None,)], "orderid int"
+        spark,
+        one_table([{"name": "OrderId", "logicalType": "integer", "required": True}]),
+        [(1,), (None,)],
+        "orderid int",
     )
     assert result["OrderId has type integer"].assertion.status == "PASSED"
     assert result["OrderId has no nulls (required)"].observed == 1
@@ -152,7 +141,7 @@ def test_logical_type_option_violations_match_duckdb(
     spark: SparkSession, lt: str, option: str, value: Any, ddl: str, values: list[Any], predicate: str
 ) -> None:
     typed = [dt.date.fromisoformat(v) if ddl == "date" and v else v for v in values]
-    contract = odcs([{"name": "c", "logicalType": lt, "logicalTypeOptions": {option: value}}])
+    contract = one_table([{"name": "c", "logicalType": lt, "logicalTypeOptions": {option: value}}])
     (rule,) = [r for r in contract.rules if r.id.endswith(f".logicalTypeOptions.{option}")]
     result = results(spark, contract, [(v,) for v in typed], f"c {ddl}")[rule.name]
     arrow = {"string": pa.string(), "bigint": pa.int64(), "double": pa.float64(), "date": pa.date32()}[ddl]
@@ -163,7 +152,7 @@ def test_logical_type_option_violations_match_duckdb(
 
 
 def test_array_options(spark: SparkSession) -> None:
-    contract = odcs(
+    contract = one_table(
         [
             {
                 "name": "c",
@@ -180,7 +169,7 @@ def test_array_options(spark: SparkSession) -> None:
 
 
 def test_string_format_option(spark: SparkSession) -> None:
-    contract = odcs([{"name": "c", "logicalType": "string", "logicalTypeOptions": {"format": "email"}}])
+    contract = one_table([{"name": "c", "logicalType": "string", "logicalTypeOptions": {"format": "email"}}])
     rows = [("a@b.org",), ("not-an-email",), (None,), ("x@y",)]
     assert results(spark, contract, rows, "c string")["c format email"].observed == 2
 
@@ -193,7 +182,7 @@ def gx_rule(name: str, implementation: dict[str, Any], **extra: Any) -> dict[str
 
 
 def test_declared_gx_expectations_run_as_gx_builtins(spark: SparkSession) -> None:
-    contract = odcs(
+    contract = one_table(
         [
             {
                 "name": "c",
@@ -214,7 +203,7 @@ def test_declared_gx_expectations_run_as_gx_builtins(spark: SparkSession) -> Non
 
 
 def test_unknown_or_malformed_gx_expectation_is_skipped_with_reason(spark: SparkSession) -> None:
-    contract = odcs(
+    contract = one_table(
         [{"name": "c"}],
         [
             gx_rule("nope", {"type": "expect_the_moon"}),
@@ -239,7 +228,7 @@ def test_unknown_or_malformed_gx_expectation_is_skipped_with_reason(spark: Spark
 def test_two_rules_on_one_column_stay_two_expectations() -> None:
     null_rule = {"metric": "nullValues", "mustBe": 0}
     same = gx_rule("g", {"type": "expect_column_values_to_not_be_null"})
-    contract = odcs(
+    contract = one_table(
         [
             {
                 "name": "c",
@@ -253,7 +242,7 @@ def test_two_rules_on_one_column_stay_two_expectations() -> None:
 
 
 def test_expectation_meta_traces_back_to_the_rule() -> None:
-    contract = odcs(
+    contract = one_table(
         [
             {
                 "name": "c",
@@ -274,8 +263,8 @@ def test_expectation_meta_traces_back_to_the_rule() -> None:
     assert expectation.severity == "warning"
     assert expectation.meta == {
         "dqx": {
-            "contract": "Contract: s",
-            "contract_id": "schema-rules",
+            "contract": "Contract: c",
+            "contract_id": "c-1",
             "rule_id": "schema[0].properties[0].quality[0]",
             "rule": "few nulls",
             "severity": "P1",
@@ -297,5 +286,7 @@ def test_expectation_meta_traces_back_to_the_rule() -> None:
     ("label", "gx"), [("error", "critical"), ("warning", "warning"), ("info", "info"), ("low", "info")]
 )
 def test_severity_reaches_gx(label: str, gx: str) -> None:
-    contract = odcs([{"name": "c", "quality": [{"name": "r", "metric": "nullValues", "mustBe": 0, "severity": label}]}])
+    contract = one_table(
+        [{"name": "c", "quality": [{"name": "r", "metric": "nullValues", "mustBe": 0, "severity": label}]}]
+    )
     assert build_suite(contract).suite.expectations[-1].severity == gx

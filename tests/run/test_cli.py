@@ -12,6 +12,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from dqx_gx.cli import main
+from dqx_gx.expectations.suite import SQL_OFF
 from tests.conftest import EXAMPLES, ROOT
 
 ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
@@ -36,7 +37,7 @@ def test_good_data_exits_0_with_a_table(spark: SparkSession, capsys: pytest.Capt
     assert lines[0].split() == ["STATUS", "SEV", "RULE", "OBSERVED", "EXPECTATION"]
     assert any(line.split()[:3] == ["PASSED", "P0", "SLA:"] and " 12 " in line for line in lines)
     assert lines[-1] == "Contract: orders_contract on orders_tbl: 20 passed, 0 failed, 1 skipped → passed_with_warnings"
-    assert "warning: Quality rule 'fraud_sql_check': type 'sql' is not executable in DQX; skipping" in err
+    assert "warning: Quality rule 'fraud_sql_check': type 'sql' rules run only when allowed" in err
 
 
 def test_bad_data_exits_1_and_json_has_every_field(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,7 +63,7 @@ def test_bad_data_exits_1_and_json_has_every_field(spark: SparkSession, capsys: 
         "assertion_tags", "experimental", "required", "cost_fp", "cost_fn", "observed", "reason", "rule_id",
     }  # fmt: skip
     skipped = next(r for r in report["results"] if r["status"] == "SKIPPED")
-    assert skipped["metric"]["failures"][0]["error_message"] == "type 'sql' is not executable in DQX"
+    assert skipped["metric"]["failures"][0]["error_message"] == SQL_OFF
 
 
 def test_junit_maps_failed_and_skipped(spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -133,8 +134,10 @@ def test_invalid_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
 def test_lint_reports_skips_and_portability(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "lint", ORDERS)
     assert code == 0
-    assert out.splitlines()[0] == "Contract: orders_contract (orders_tbl): 21 rules, 20 runnable, 1 skipped, 1 text"
-    assert "  skipped  fraud_sql_check: type 'sql' is not executable in DQX" in out
+    assert out.splitlines()[0] == (
+        "Contract: orders_contract (orders_tbl): 21 rules, 20 runnable, 1 sql (run only with --allow-sql), 0 skipped, 1 text"
+    )
+    assert "  sql      fraud_sql_check: runs only with --allow-sql, as a single read-only SELECT over the batch" in out
     assert sum("sits beside 'implementation'" in line for line in out.splitlines()) == 6
     assert "deprecated; read as 'arguments.validValues'" in err
 

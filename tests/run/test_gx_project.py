@@ -74,8 +74,13 @@ def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(spark:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContractWarning)
         (contract,) = load_contracts(EXAMPLES / "orders" / "orders.odcs.yaml")
-    missing = [r.name for r in contract.executable_rules if f"{r.name} : {r.expression()}" not in text]
+    meta = context.suites.get("orders_contract.orders_tbl").meta["dqx"]
+    in_suite = [r for r in contract.executable_rules if r.id in meta["rule_ids"]]
+    assert len(in_suite) == 20
+    missing = [r.name for r in in_suite if f"{r.name} : {r.expression()}" not in text]
     assert missing == []
+    # The SQL rule is not run without --allow-sql, and the suite says so rather than dropping it.
+    assert [s["rule_id"] for s in meta["skipped"]] == ["schema[0].quality[3]"]
     assert "SLA: Freshness check : freshness_hours(order_date) ≤ 24 ( P0 )" in text
 
 
