@@ -196,11 +196,11 @@ def dqx(name: str, implementation: dict[str, Any], **operator: Any) -> dict[str,
     return {"name": name, "type": "custom", "engine": "dqx", "implementation": {**implementation, **operator}}
 
 
-def method_a(spark: SparkSession, frame: DataFrame, rules: Contract) -> Any:
+def method_a(frame: DataFrame, rules: Contract) -> Any:
     return dqx_gx.run_contract(rules, frame, now=NOW).results
 
 
-def method_b(spark: SparkSession, frame: DataFrame, copies: int) -> dict[str, Any]:
+def method_b(frame: DataFrame, copies: int) -> dict[str, Any]:
     """The same numbers by hand: one aggregate pass, one grouping per distinct-based metric."""
     aggregates: list[Column] = [F.count(F.lit(1)).alias("rows"), F.count_if(F.col("id").isNull()).alias("id_nulls")]
     for c in range(copies):
@@ -231,7 +231,7 @@ def method_b(spark: SparkSession, frame: DataFrame, copies: int) -> dict[str, An
     return numbers
 
 
-def method_c(spark: SparkSession, frame: DataFrame, copies: int) -> Any:
+def method_c(frame: DataFrame, copies: int) -> Any:
     """The rules as GX built-ins, written as a GX user would, with GX's defaults."""
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)  # output only
@@ -313,9 +313,9 @@ def compare(spark: SparkSession, rows: int, copies: int, rounds: int) -> dict[st
     frame = dataset(spark, rows, COLUMN_COPIES)
     rules = contract(copies)
     methods: dict[str, Callable[[], Any]] = {
-        "A": lambda: method_a(spark, frame, rules),
-        "B": lambda: method_b(spark, frame, copies),
-        "C": lambda: method_c(spark, frame, copies),
+        "A": lambda: method_a(frame, rules),
+        "B": lambda: method_b(frame, copies),
+        "C": lambda: method_c(frame, copies),
     }
     results = {name: Measured([], []) for name in methods}
     for name, run in methods.items():  # warm-up: JIT, caches, GX imports

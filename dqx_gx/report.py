@@ -109,8 +109,6 @@ def _result_json(result: RuleResult) -> dict[str, Any]:
 def _json_default(value: Any) -> Any:
     if isinstance(value, date | datetime):
         return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
     return str(value)
 
 

@@ -39,6 +39,12 @@ class Problem:
     def location(self) -> str:
         return json_path(self.path)
 
+    @property
+    def text(self) -> str:
+        """``location: message``, or the message alone for a problem of the whole document."""
+        where = self.location
+        return f"{where}: {self.message}" if where else self.message
+
 
 def json_path(path: Iterable[str | int]) -> str:
     """``('schema', 0, 'quality', 1)`` → ``schema[0].quality[1]``."""
@@ -218,6 +224,13 @@ def _best_context(error: ValidationError) -> ValidationError | None:
         return None
     candidates = [e for e in relevant if len(e.absolute_path) == deepest]
     return candidates[0] if len({e.message for e in candidates}) == 1 else None
+
+
+def joined(origin: str, messages: Sequence[str]) -> str:
+    """One problem on one line; several as a count and a bullet list (see :func:`summarise`)."""
+    if len(messages) == 1:
+        return f"{origin}: {messages[0]}"
+    return "\n".join([f"{origin}: {len(messages)} problems:", *summarise(messages)])
 
 
 def summarise(items: Sequence[str]) -> Iterator[str]:

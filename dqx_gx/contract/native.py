@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.jsonschemas import own_validator, problems, summarise
+from dqx_gx.contract.jsonschemas import joined, own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source
 from dqx_gx.contract.properties import checked_regex, schema_rules
-from dqx_gx.contract.quality import checked_values
+from dqx_gx.contract.quality import DQX_CHECKS, checked_values, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, ContractWarning
-from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scale
+from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold
@@ -45,25 +45,9 @@ _VALIDATORS = {
 }
 """Native validators and the ODCS operator with the same semantics (dqlib ``_parse_validator``)."""
 
-_COLUMN_CHECKS = {
-    "missing": MetricKind.NULL_COUNT,
-    "duplicates": MetricKind.DUPLICATE_COUNT,
-    "whitelist": MetricKind.INVALID_COUNT,
-    "blacklist": MetricKind.COUNT_VALUES,
-    "pattern": MetricKind.VIOLATION_COUNT,
-    "min_length": MetricKind.MIN_LENGTH,
-    "max_length": MetricKind.MAX_LENGTH,
-    "avg_length": MetricKind.AVG_LENGTH,
-    "cardinality": MetricKind.CARDINALITY,
-    "min": MetricKind.MIN,
-    "max": MetricKind.MAX,
-    "mean": MetricKind.MEAN,
-    "sum": MetricKind.SUM,
-    "count": MetricKind.COUNT,
-    "variance": MetricKind.VARIANCE,
-    "stddev": MetricKind.STDDEV,
-    "percentile": MetricKind.PERCENTILE,
-}
+_COLUMN_CHECKS = {**DQX_CHECKS, "pattern": MetricKind.VIOLATION_COUNT}
+"""Native column check types and the metric each computes: DQX's ``check:`` vocabulary plus ``pattern``
+(``num_rows`` is a table check; the schema refuses it on a column)."""
 
 _FLAG_PREFIX = {"IGNORECASE": "i", "MULTILINE": "m", "DOTALL": "s", "VERBOSE": "x", "UNICODE": "U", "ASCII": ""}
 """Python re flag names (dqlib's) as Java inline flags, since Spark runs Java regexes."""
@@ -75,12 +59,7 @@ def load_native(source: Source | Document) -> Contract:
     data = document.data
     found = problems(own_validator("dqx-native-contract"), data)
     if found:
-        messages = [f"{p.location}: {p.message}" if p.location else p.message for p in found]
-        if len(messages) == 1:
-            raise ContractValidationError(f"{document.origin}: {messages[0]}")
-        raise ContractValidationError(
-            "\n".join([f"{document.origin}: {len(messages)} problems:", *summarise(messages)])
-        )
+        raise ContractValidationError(joined(document.origin, [p.text for p in found]))
     columns = data["columns"]
     properties = tuple(_property(column) for column in columns)
     declared = _declared_columns(properties)
@@ -187,8 +166,7 @@ def _typed_property(name: str, native_type: Any, *, required: bool = False) -> P
 # --- checks ----------------------------------------------------------------------------------------
 
 
-def _common(check: Mapping[str, Any], where: str) -> dict[str, Any]:
-    label = f"Check '{check['name']}'"
+def _common(check: Mapping[str, Any], where: str, label: str) -> dict[str, Any]:
     return {
         "id": where,
         "name": check["name"],
@@ -207,13 +185,9 @@ def _threshold(check: Mapping[str, Any], label: str) -> Any:
     return parse_threshold(label, operators, tolerance=tolerance, spelling=spelling)
 
 
-def _scale(check: Mapping[str, Any]) -> Scale:
-    return Scale.FRACTION if check.get("return") == "pct" else Scale.COUNT
-
-
 def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str]) -> Rule:
-    info = _common(check, where)
     label = f"Check '{check['name']}'"
+    info = _common(check, where, label)
     kind = check["type"]
     if kind == "completeness":
         _require_column(declared, check["partition_column"], f"{where}.partition_column")
@@ -226,7 +200,7 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
     elif kind == "duplicates":
         for i, name in enumerate(check["columns"]):
             _require_column(declared, name, f"{where}.columns[{i}]")
-        metric = Metric(MetricKind.DUPLICATE_COUNT, tuple(check["columns"]), scale=_scale(check))
+        metric = Metric(MetricKind.DUPLICATE_COUNT, tuple(check["columns"]), scale=return_scale(check))
         column = metric.column
     else:  # freshness
         column = check["timestamp_column"]
@@ -244,8 +218,8 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
 
 
 def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
-    info = _common(check, where)
     label = f"Check '{check['name']}'"
+    info = _common(check, where, label)
     kind = check["type"]
     column = prop.column
     if check.get("case_sensitive") is False:
@@ -253,7 +227,7 @@ def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
         warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=3)
         return SkippedRule(origin=RuleOrigin.DQX, column=column, reason=reason, **info)
     metric_kind = _COLUMN_CHECKS[kind]
-    fields: dict[str, Any] = {"scale": _scale(check)}
+    fields: dict[str, Any] = {"scale": return_scale(check)}
     if kind in ("whitelist", "blacklist"):
         fields["values"] = checked_values(check["values"], f"{label}: values")
     elif kind == "percentile":

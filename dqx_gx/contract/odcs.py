@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems, summarise
+from dqx_gx.contract.jsonschemas import Problem, joined, json_path, odcs_problems
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
@@ -42,12 +42,12 @@ LATENCY_PROPERTIES = frozenset({"latency", "ly"})
 def load_odcs(source: Source | Document) -> list[Contract]:
     """Contracts of an ODCS document, one per ``schema[]`` object (see ``Contract.from_odcs``)."""
     document = read_document(source)
-    normalised, lifted, notes = _normalise(document.data)
+    normalised, lifted = _normalise(document.data)
     _validate(normalised, document.origin)
     schema_objects = normalised.get("schema") or []
     names = [frozenset(filter(None, (s.get("name"), s.get("physicalName")))) for s in schema_objects]
     contracts = [
-        _contract(normalised, index, names=names, lifted=lifted, notes=notes, origin=document.origin)
+        _contract(normalised, index, names=names, lifted=lifted, origin=document.origin)
         for index in range(len(schema_objects))
     ]
     return contracts
@@ -56,16 +56,16 @@ def load_odcs(source: Source | Document) -> list[Contract]:
 # --- normalisation ---------------------------------------------------------------------------------
 
 
-def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """Rewrite deprecated forms; lift operators written beside an ``engine: dqx`` implementation.
 
-    Returns the normalised copy, the lifted operators by rule path, and lint notes.
+    Returns the normalised copy and the lifted operators by rule path (each one a lint note,
+    see :func:`_lifted_note`).
     """
     doc = copy.deepcopy(data)
     lifted: dict[str, dict[str, Any]] = {}
-    notes: list[str] = []
     for path, rule in _quality_rules(doc):
-        label = f"{path} (rule '{rule.get('name', path)}')"
+        label = _rule_label(path, rule)
         if "rule" in rule:
             old = rule["rule"]
             new = ODCS30_RULES.get(old) if isinstance(old, str) else None
@@ -98,11 +98,19 @@ def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
             beside = {k: rule.pop(k) for k in OPERATOR_NAMES if k in rule}
             if beside:
                 lifted[path] = beside
-                notes.append(
-                    f"{label}: operator {', '.join(beside)} sits beside 'implementation' (DQX's form); "
-                    "other ODCS tools reject it — move it inside the implementation for a portable contract"
-                )
-    return doc, lifted, notes
+    return doc, lifted
+
+
+def _rule_label(path: str, rule: Mapping[str, Any]) -> str:
+    return f"{path} (rule '{rule.get('name', path)}')"
+
+
+def _lifted_note(path: str, rule: Mapping[str, Any], operators: Mapping[str, Any]) -> str:
+    """The lint note for operators lifted from beside a rule's implementation."""
+    return (
+        f"{_rule_label(path, rule)}: operator {', '.join(operators)} sits beside 'implementation' (DQX's form); "
+        "other ODCS tools reject it — move it inside the implementation for a portable contract"
+    )
 
 
 def _quality_rules(doc: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -126,9 +134,8 @@ def _rules_of(element: dict[str, Any], path: str) -> Iterator[tuple[str, dict[st
         for k, prop in enumerate(properties):
             if isinstance(prop, dict):
                 yield from _rules_of(prop, f"{path}.properties[{k}]")
-    for key in ("items",):
-        if isinstance(element.get(key), dict):
-            yield from _rules_of(element[key], f"{path}.{key}")
+    if isinstance(element.get("items"), dict):
+        yield from _rules_of(element["items"], f"{path}.items")
 
 
 # --- validation --------------------------------------------------------------------------------------
@@ -138,7 +145,7 @@ def _validate(doc: dict[str, Any], origin: str) -> None:
     found = odcs_problems(doc)
     if found:
         messages = [_odcs_message(doc, p) for p in found]
-        raise ContractValidationError(_joined(origin, messages))
+        raise ContractValidationError(joined(origin, messages))
     if "status" not in doc:
         raise ContractValidationError(f"{origin}: 'status' is a required property")
     api_version = doc["apiVersion"]
@@ -147,12 +154,6 @@ def _validate(doc: dict[str, Any], origin: str) -> None:
             f"{origin}: apiVersion {api_version!r} is not supported; dqx-gx reads ODCS "
             f"{SUPPORTED_API_VERSIONS[0]}–{SUPPORTED_API_VERSIONS[-1]}"
         )
-
-
-def _joined(origin: str, messages: list[str]) -> str:
-    if len(messages) == 1:
-        return f"{origin}: {messages[0]}"
-    return "\n".join([f"{origin}: {len(messages)} problems:", *summarise(messages)])
 
 
 def _odcs_message(doc: Mapping[str, Any], problem: Problem) -> str:
@@ -174,8 +175,7 @@ def _odcs_message(doc: Mapping[str, Any], problem: Problem) -> str:
                 return str(exc)
             if error.validator == "oneOf" and not any(k in rule for k in OPERATOR_NAMES):
                 return f"{label}: needs exactly one operator ({', '.join(OPERATOR_NAMES)})"
-    where = problem.location
-    return f"{where}: {problem.message}" if where else problem.message
+    return problem.text
 
 
 def _enclosing_quality_rule(path: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
@@ -203,7 +203,6 @@ def _contract(
     *,
     names: list[frozenset[str]],
     lifted: dict[str, dict[str, Any]],
-    notes: list[str],
     origin: str,
 ) -> Contract:
     obj = doc["schema"][index]
@@ -215,7 +214,10 @@ def _contract(
     columns = {p.name: p.column for p in properties}
     rules: list[Rule] = list(schema_rules(properties, f"{path}.properties"))
     text_rules: list[TextRule] = []
+    notes: list[str] = []
     for rule_path, raw, prop, nested in _rules_with_owner(obj, path, properties):
+        if rule_path in lifted:
+            notes.append(_lifted_note(rule_path, raw, lifted[rule_path]))
         ctx = RuleContext(
             path=rule_path,
             prop=prop,
@@ -246,7 +248,7 @@ def _contract(
         sla_latency=latency,
         sla_metadata=MappingProxyType(sla_metadata),
         metadata=MappingProxyType({k: doc[k] for k in ("domain", "dataProduct", "tenant") if k in doc}),
-        lint_notes=tuple(n for n in notes if n.startswith(path + ".")),
+        lint_notes=tuple(notes),
         origin=origin,
     )
 
@@ -306,11 +308,10 @@ def _sla(
             columns_by_property=columns,
             partition_column=partition,
         )
-        if not resolved.applies:
-            continue
-        if resolved.latency is None:
-            rules.append(skipped_freshness(where, resolved.skip_reason or "latency cannot be resolved"))
-            continue
-        latency = latency or resolved.latency
-        rules.append(freshness_rule(where, resolved.latency))
+        if resolved.skip_reason is not None:
+            rules.append(skipped_freshness(where, resolved.skip_reason))
+        elif resolved.latency is not None:
+            latency = latency or resolved.latency
+            rules.append(freshness_rule(where, resolved.latency))
+        # neither: the entry is another schema object's
     return latency, rules, metadata

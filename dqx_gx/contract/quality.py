@@ -35,7 +35,7 @@ _LIBRARY_ARGUMENTS: dict[str, frozenset[str]] = {
     "rowCount": frozenset(),
 }
 
-_DQX_CHECKS: dict[str, MetricKind] = {
+DQX_CHECKS: dict[str, MetricKind] = {
     "missing": MetricKind.NULL_COUNT,
     "duplicates": MetricKind.DUPLICATE_COUNT,
     "whitelist": MetricKind.INVALID_COUNT,
@@ -227,6 +227,11 @@ def checked_values(raw: Any, where: str) -> tuple[Scalar, ...]:
     return tuple(v for v in raw if v is not None)
 
 
+def return_scale(check: Mapping[str, Any]) -> Scale:
+    """The scale a DQX check's ``return:`` asks for: ``pct`` is a fraction of the rows, else a count."""
+    return Scale.FRACTION if check.get("return") == "pct" else Scale.COUNT
+
+
 def _derived_name(ctx: RuleContext, what: str) -> str:
     return f"{ctx.prop.name} {what}" if ctx.prop else what
 
@@ -261,7 +266,7 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
     check: str = implementation["check"]
     column = implementation.get("column")
     column = ctx.columns.get(column, column) if column else None
-    kind = _DQX_CHECKS[check]
+    kind = DQX_CHECKS[check]
     percentile = implementation.get("percentile")
     if percentile is not None:  # NaN passes the schema's 0–1 bounds
         percentile = finite_number(f"{label}: percentile", percentile, within=(0.0, 1.0))
@@ -271,7 +276,7 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
         values=checked_values(implementation["values"], f"{label}: values") if "values" in implementation else (),
         percentile=percentile,
         column_type=implementation.get("column_type"),
-        scale=Scale.FRACTION if implementation.get("return") == "pct" else Scale.COUNT,
+        scale=return_scale(implementation),
     )
     return MetricRule(
         name=raw.get("name") or _derived_name(ctx, check),

@@ -75,12 +75,11 @@ def skipped_freshness(rule_id: str, reason: str) -> SkippedRule:
 
 @dataclass(frozen=True)
 class LatencyResolution:
-    """What one ODCS latency entry means for one schema object."""
+    """What one ODCS latency entry means for one schema object: a latency, the reason
+    there is none, or neither when the entry's element names another schema object."""
 
     latency: SlaLatency | None = None
     skip_reason: str | None = None
-    applies: bool = True
-    """False when the entry's element names another schema object of the document."""
 
 
 def resolve_latency(
@@ -104,7 +103,7 @@ def resolve_latency(
         table, _, column = element.rpartition(".")
         # Another table's latency is its own business, even when it cannot be read.
         if table and "," not in element and table not in table_names and table in other_table_names:
-            return LatencyResolution(applies=False)
+            return LatencyResolution()
     hours = _latency_hours(entry, where)
     if isinstance(hours, str):
         return LatencyResolution(skip_reason=hours)
@@ -222,7 +221,7 @@ def schedule_period_hours(schedule: str) -> float:
     hour_shape, day_shape, weekday_shape = _shape(hour), _shape(day), _shape(weekday)
     if hour_shape == "any" and day == "*" and weekday == "*":
         return 1.0
-    if hour_shape == "step" and hour.startswith("*/") and day == "*" and weekday == "*":
+    if hour_shape == "step" and day == "*" and weekday == "*":
         return float(int(hour[2:]))
     if hour_shape == "fixed":
         if day == "*" and weekday == "*":

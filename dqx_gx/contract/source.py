@@ -12,6 +12,7 @@ Schema expects: ``2024-01-01`` stays the string it is in a JSON contract.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,13 +85,14 @@ def _looks_like_path(text: str) -> bool:
 
 def _read_file(path: Path) -> str:
     try:
-        size = path.stat().st_size
+        status = path.stat()
     except FileNotFoundError:
         raise ContractValidationError(f"{path}: no such contract file") from None
     except OSError as exc:
         raise ContractValidationError(f"{path}: cannot read the contract file ({exc.strerror})") from None
-    if path.is_dir():
+    if stat.S_ISDIR(status.st_mode):
         raise ContractValidationError(f"{path}: is a directory, not a contract file")
+    size = status.st_size
     if size > MAX_BYTES:
         raise ContractValidationError(
             f"{path}: file is {_mib(size)}; contracts larger than {_mib(MAX_BYTES)} are refused"
@@ -140,7 +142,7 @@ def _parse_any(text: str, origin: str) -> Any:
             f"{origin}: invalid YAML: character #x{exc.character:04x} is not allowed (line {line}, column {column})"
         ) from None
     try:
-        node = loader.get_single_node_or_refuse(origin)
+        node = loader.get_single_node_or_refuse()
         if node is None:
             return None
         _check_expansion(node, origin)
@@ -276,7 +278,7 @@ class _ContractLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
-    def get_single_node_or_refuse(self, origin: str) -> yaml.Node | None:
+    def get_single_node_or_refuse(self) -> yaml.Node | None:
         self.get_event()  # type: ignore[no-untyped-call]  # StreamStart
         node: yaml.Node | None = None
         if not self.check_event(yaml.StreamEndEvent):
@@ -285,7 +287,7 @@ class _ContractLoader(yaml.SafeLoader):
             event = self.peek_event()  # type: ignore[no-untyped-call]
             line = event.start_mark.line + 1 if event.start_mark else "?"
             raise ContractValidationError(
-                f"{origin}: holds more than one YAML document (a second one starts at line {line}); "
+                f"{self._origin}: holds more than one YAML document (a second one starts at line {line}); "
                 "put one contract in each file"
             )
         return node

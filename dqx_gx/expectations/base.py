@@ -19,7 +19,7 @@ from great_expectations.render import LegacyRendererType, RenderedStringTemplate
 from great_expectations.render.renderer.renderer import renderer
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from great_expectations.validator.validator import ValidationDependencies
-from pyspark.sql.types import StructField, StructType
+from pyspark.sql.types import StructField
 
 from dqx_gx.expectations.spark_types import Columns
 from dqx_gx.rules.threshold import Interval
@@ -121,8 +121,8 @@ class DqxExpectation(BatchExpectation):
 
     @staticmethod
     def field(metrics: dict[str, Any], column: str) -> StructField | Unmeasured:
-        batch = metrics[SCHEMA]
-        columns = Columns(StructType.fromJson(batch["schema"]), batch["case_sensitive"])
+        """The batch's column named ``column`` (Spark's name rule), or why there is none."""
+        columns: Columns = metrics[SCHEMA]
         found = columns.find(column)
         return found if found is not None else Unmeasured(columns.missing(column))
 

@@ -44,7 +44,11 @@ LONG = "bigint"
 
 
 class BatchSchema(TableMetricProvider):
-    """The batch's Spark schema as JSON and Spark's case rule for names: column presence and types, no job."""
+    """The batch's :class:`Columns` (Spark schema and case rule for names): column presence and types, no job.
+
+    A ``metric_value`` result is handed to the expectations as is (it is never
+    serialised), so the frozen :class:`Columns` itself is the value.
+    """
 
     metric_name = "dqx.batch_schema"
 
@@ -56,10 +60,9 @@ class BatchSchema(TableMetricProvider):
         metric_value_kwargs: dict[str, Any],
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
-    ) -> dict[str, Any]:
+    ) -> Columns:
         df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        columns = Columns.of(df)
-        return {"schema": columns.schema.jsonValue(), "case_sensitive": columns.case_sensitive}
+        return Columns.of(df)
 
 
 class SqlValue(TableMetricProvider):

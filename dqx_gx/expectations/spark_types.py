@@ -82,9 +82,14 @@ class Columns:
         return [f for f in self.schema.fields if f.name.lower() == name.lower()]
 
 
+def quote_identifier(name: str) -> str:
+    """``name`` as a Spark SQL identifier in backticks: survives dots, spaces and backticks."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def spark_column(field: StructField) -> Column:
     """A column reference that survives dots, spaces and backticks in the name."""
-    return F.col("`" + field.name.replace("`", "``") + "`")
+    return F.col(quote_identifier(field.name))
 
 
 def type_text(data_type: DataType) -> str:

@@ -18,6 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 from dqx_gx.errors import ContractValidationError
+from dqx_gx.expectations.spark_types import quote_identifier
 
 BATCH = "{batch}"
 """The placeholder ``spark.sql(query, batch=df)`` fills in with the batch."""
@@ -40,7 +41,7 @@ def checked_query(query: str, *, rule: str, batch_names: Iterable[str], column: 
         text = text.replace(placeholder, _BATCH_MARK)
     if column is not None:
         for placeholder in _COLUMN_PLACEHOLDERS:
-            text = text.replace(placeholder, "`" + column.replace("`", "``") + "`")
+            text = text.replace(placeholder, quote_identifier(column))
     try:
         statements = [s for s in sqlglot.parse(text, read="spark") if s is not None]
     except sqlglot.errors.SqlglotError as exc:

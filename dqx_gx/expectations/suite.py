@@ -9,7 +9,7 @@ translated, so a run that lost an expectation can be told from one that passed.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
 from typing import Any
 
@@ -24,7 +24,7 @@ from dqx_gx.errors import ContractWarning
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.sql_query import checked_query
-from dqx_gx.rules.metric import MetricKind
+from dqx_gx.rules.metric import COUNT_KINDS, MetricKind
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.severity import gx_severity
 from dqx_gx.rules.threshold import Threshold
@@ -145,21 +145,19 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
         case MetricKind.NUM_ROWS:
             pass
         case MetricKind.DUPLICATE_COUNT:
-            kwargs.update(columns=list(metric.columns), scale=metric.scale.value)
+            kwargs["columns"] = list(metric.columns)
         case _:
             kwargs["column"] = metric.column
+    if metric.kind in COUNT_KINDS:
+        kwargs["scale"] = metric.scale.value
     match metric.kind:
-        case MetricKind.NULL_COUNT:
-            kwargs["scale"] = metric.scale.value
         case MetricKind.MISSING_COUNT | MetricKind.INVALID_COUNT | MetricKind.COUNT_VALUES:
-            kwargs.update(values=list(metric.values), scale=metric.scale.value)
+            kwargs["values"] = list(metric.values)
         case MetricKind.PATTERN_INVALID_COUNT:
-            kwargs.update(pattern=metric.pattern, scale=metric.scale.value)
+            kwargs["pattern"] = metric.pattern
         case MetricKind.VIOLATION_COUNT:
             assert metric.constraint is not None
-            kwargs.update(
-                constraint=metric.constraint.kind.value, value=metric.constraint.value, scale=metric.scale.value
-            )
+            kwargs.update(constraint=metric.constraint.kind.value, value=metric.constraint.value)
         case MetricKind.PERCENTILE:
             kwargs["percentile"] = metric.percentile
         case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH | MetricKind.AVG_LENGTH:
@@ -173,14 +171,7 @@ def _bounds(threshold: Threshold | None) -> dict[str, Any]:
     """The expectation fields of a threshold's SPEC §3 interval (none: record only)."""
     if threshold is None:
         return {}
-    interval = threshold.interval
-    return {
-        "min_value": interval.min_value,
-        "max_value": interval.max_value,
-        "strict_min": interval.strict_min,
-        "strict_max": interval.strict_max,
-        "outside": interval.outside,
-    }
+    return asdict(threshold.interval)
 
 
 def _native_expectation(rule: ExpectationRule, common: dict[str, Any]) -> Expectation | str:
@@ -215,6 +206,12 @@ def _rule_meta(rule: Rule, contract: Contract) -> dict[str, Any]:
         meta["operator"] = rule.threshold.operator.value
         meta["threshold"] = list(value) if isinstance(value, tuple) else value
     return {k: v for k, v in meta.items() if v is not None}
+
+
+def rule_id(meta: dict[str, Any] | None) -> str | None:
+    """The id of the rule an expectation was built for (``meta.dqx.rule_id``), if it has one."""
+    found = (meta or {}).get("dqx", {}).get("rule_id")
+    return found if isinstance(found, str) else None
 
 
 def _suite_meta(contract: Contract, expectations: list[Expectation], skipped: dict[str, str]) -> dict[str, Any]:

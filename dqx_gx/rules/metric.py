@@ -67,19 +67,6 @@ COUNT_KINDS = frozenset(
 )
 """Metrics that count rows and so can be scaled to a fraction or percentage."""
 
-LENGTH_KINDS = frozenset({MetricKind.MIN_LENGTH, MetricKind.MAX_LENGTH, MetricKind.AVG_LENGTH})
-STATISTIC_KINDS = frozenset(
-    {
-        MetricKind.MIN,
-        MetricKind.MAX,
-        MetricKind.MEAN,
-        MetricKind.SUM,
-        MetricKind.VARIANCE,
-        MetricKind.STDDEV,
-    }
-)
-"""Metrics computed over a numeric column's non-null values."""
-
 
 class ConstraintKind(StrEnum):
     """Value constraints from ``logicalTypeOptions``; a row violates one when the predicate holds."""
@@ -106,6 +93,7 @@ class Constraint:
     def describe(self, column: str) -> str:
         """The violating condition, e.g. ``length(name) < 3``."""
         v = self.value
+        shown = repr(v) if isinstance(v, str) else str(v)
         match self.kind:
             case ConstraintKind.MIN_LENGTH:
                 return f"length({column}) < {v}"
@@ -116,13 +104,13 @@ class Constraint:
             case ConstraintKind.FORMAT:
                 return f"{column} is not a valid {v}"
             case ConstraintKind.MINIMUM:
-                return f"{column} < {v!r}" if isinstance(v, str) else f"{column} < {v}"
+                return f"{column} < {shown}"
             case ConstraintKind.MAXIMUM:
-                return f"{column} > {v!r}" if isinstance(v, str) else f"{column} > {v}"
+                return f"{column} > {shown}"
             case ConstraintKind.EXCLUSIVE_MINIMUM:
-                return f"{column} <= {v!r}" if isinstance(v, str) else f"{column} <= {v}"
+                return f"{column} <= {shown}"
             case ConstraintKind.EXCLUSIVE_MAXIMUM:
-                return f"{column} >= {v!r}" if isinstance(v, str) else f"{column} >= {v}"
+                return f"{column} >= {shown}"
             case ConstraintKind.MULTIPLE_OF:
                 return f"{column} % {v} != 0"
             case ConstraintKind.MIN_ITEMS:

@@ -18,7 +18,7 @@ from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import DataContextError
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.expectations.suite import SuiteBuild
+from dqx_gx.expectations.suite import SuiteBuild, rule_id
 from dqx_gx.run.atomic import atomic_writes
 from dqx_gx.run.guard import DqxGuardAction
 
@@ -34,7 +34,6 @@ expectations an extra Spark job each."""
 @dataclass(frozen=True)
 class Artifacts:
     suite: gx.ExpectationSuite
-    validation_definition: gx.ValidationDefinition
     checkpoint: gx.Checkpoint
 
 
@@ -66,7 +65,7 @@ def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild
     validation = _store_validation(context, suite, batch_definition)
     actions: list[Any] = [
         DqxGuardAction(
-            rule_ids={suite.name: [rule_id for e in suite.expectations if (rule_id := _rule_id(e.meta))]},
+            rule_ids={suite.name: [found for e in suite.expectations if (found := rule_id(e.meta))]},
             expectation_types=sorted({e.expectation_type for e in suite.expectations if "_dqx_" in e.expectation_type}),
         )
     ]
@@ -75,7 +74,7 @@ def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild
     checkpoint = gx.Checkpoint(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=RESULT_FORMAT
     )
-    return Artifacts(suite, validation, _store_checkpoint(context, checkpoint))
+    return Artifacts(suite, _store_checkpoint(context, checkpoint))
 
 
 def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition[Any]:
@@ -103,12 +102,12 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
     try:
         stored = context.suites.get(suite.name)
     except DataContextError:
-        stored = None
-    if stored is not None:
-        known = {_rule_id(e.meta): e.id for e in stored.expectations}
-        for expectation in suite.expectations:
-            expectation.id = known.get(_rule_id(expectation.meta))
-    _add_or_overwrite(context.suites, context.expectations_store, suite)
+        added: gx.ExpectationSuite = context.suites.add(suite)  # GX re-reads it: as stored, with its new ids
+        return added
+    known = {rule_id(e.meta): e.id for e in stored.expectations}
+    for expectation in suite.expectations:
+        expectation.id = known.get(rule_id(expectation.meta))
+    _overwrite(context.expectations_store, suite, stored.id)
     return context.suites.get(suite.name)  # as stored, with the ids the store gave new expectations
 
 
@@ -130,11 +129,11 @@ def _add_or_overwrite(factory: Any, store: Any, item: Stored) -> Stored:
     except DataContextError:
         added: Stored = factory.add(item)
         return added
-    item.id = stored.id
+    return _overwrite(store, item, stored.id)
+
+
+def _overwrite(store: Any, item: Stored, stored_id: str | None) -> Stored:
+    """Overwrite the stored item of the same name in place with ``item``, under the stored id."""
+    item.id = stored_id
     store.update(key=store.get_key(name=item.name, id=item.id), value=item)
     return item
-
-
-def _rule_id(meta: dict[str, Any] | None) -> str | None:
-    rule_id = (meta or {}).get("dqx", {}).get("rule_id")
-    return rule_id if isinstance(rule_id, str) else None

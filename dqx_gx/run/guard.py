@@ -20,6 +20,7 @@ from great_expectations.exceptions import GreatExpectationsError
 from great_expectations.expectations.registry import _registered_expectations
 
 import dqx_gx.expectations  # noqa: F401 - registers the expectations this action guards
+from dqx_gx.expectations.suite import rule_id
 
 GUARD_ACTION_TYPE = "dqx_gx_guard"
 
@@ -52,11 +53,9 @@ class DqxGuardAction(ValidationAction):
         for suite_result in checkpoint_result.run_results.values():
             expected = self.rule_ids.get(suite_result.suite_name, [])
             seen = {
-                (r.expectation_config.meta or {}).get("dqx", {}).get("rule_id")
-                for r in suite_result.results
-                if r.expectation_config is not None
+                rule_id(r.expectation_config.meta) for r in suite_result.results if r.expectation_config is not None
             }
-            missing = [rule_id for rule_id in expected if rule_id not in seen]
+            missing = [expected_id for expected_id in expected if expected_id not in seen]
             if missing:
                 problems[suite_result.suite_name] = missing
         if problems:

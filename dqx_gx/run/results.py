@@ -10,6 +10,7 @@ from dqx.common import AssertionResult, AssertionStatus, EvaluationFailure, Resu
 from returns.result import Failure, Result, Success
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.expectations.suite import rule_id
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
 
 
@@ -35,7 +36,7 @@ def rule_results(
     key: ResultKey,
 ) -> tuple[RuleResult, ...]:
     """Results for every rule of ``contract``, in contract order; skipped rules included."""
-    by_rule = {_rule_id(evr): evr for evr in evrs}
+    by_rule = {_evr_rule_id(evr): evr for evr in evrs}
     where = _Where(suite, contract.check_name, key)
     return tuple(_outcome(rule, by_rule.get(rule.id), skipped.get(rule.id), where) for rule in contract.rules)
 
@@ -75,9 +76,9 @@ class _Where:
     key: ResultKey
 
 
-def _rule_id(evr: Any) -> str | None:
+def _evr_rule_id(evr: Any) -> str | None:
     config = evr.expectation_config
-    return (config.meta or {}).get("dqx", {}).get("rule_id") if config is not None else None
+    return rule_id(config.meta) if config is not None else None
 
 
 def _evaluate(
