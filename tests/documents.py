@@ -1,4 +1,4 @@
-"""Minimal valid contracts for tests: one place that knows what an ODCS document must hold."""
+"""Minimal valid contracts for tests: one place that knows what an ODCS or native document must hold."""
 
 from __future__ import annotations
 
@@ -17,6 +17,20 @@ def odcs_document(schema: list[dict[str, Any]], **top: Any) -> dict[str, Any]:
         "version": "1.0.0",
         "status": "active",
         "schema": schema,
+        **top,
+    }
+
+
+def native_document(columns: list[dict[str, Any]] | None = None, **top: Any) -> dict[str, Any]:
+    """A minimal valid DQX native document around ``columns`` (by default one int column ``a``); ``top``
+    adds or replaces top-level fields."""
+    return {
+        "name": "c",
+        "version": "1.0.0",
+        "description": "d",
+        "owner": "o",
+        "dataset": "t",
+        "columns": columns or [{"name": "a", "type": "int", "description": "a"}],
         **top,
     }
 

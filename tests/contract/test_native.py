@@ -11,23 +11,13 @@ from dqx_gx.rules.metric import ConstraintKind, MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator
 from tests.conftest import EXAMPLES
-
-
-def doc(columns: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "name": "c",
-        "version": "1.0.0",
-        "description": "d",
-        "owner": "o",
-        "dataset": "t",
-        "columns": columns or [{"name": "a", "type": "int", "description": "a"}],
-    }
-    data.update(extra)
-    return data
+from tests.documents import native_document
 
 
 def check(check_: dict[str, Any], column_type: Any = "int") -> MetricRule:
-    contract = Contract.from_yaml(doc([{"name": "a", "type": column_type, "description": "a", "checks": [check_]}]))
+    contract = Contract.from_yaml(
+        native_document([{"name": "a", "type": column_type, "description": "a", "checks": [check_]}])
+    )
     rule = contract.rules[-1]
     assert isinstance(rule, MetricRule)
     return rule
@@ -111,7 +101,7 @@ def test_table_checks() -> None:
         ContractWarning, match=r"Check 'gaps': completeness \(partition gap detection\) is not implemented"
     ):
         contract = Contract.from_yaml(
-            doc(
+            native_document(
                 columns,
                 checks=[
                     *checks,
@@ -147,7 +137,7 @@ def test_table_checks() -> None:
     ],
 )
 def test_native_errors_name_the_field(change: dict[str, Any], message: str) -> None:
-    data = doc()
+    data = native_document()
     data.update(change)
     if "colums" in change:
         del data["columns"]
@@ -166,12 +156,12 @@ def test_unknown_column_check_type() -> None:
 def test_duplicate_column_names() -> None:
     columns = [{"name": "a", "type": "int", "description": "x"}, {"name": "a", "type": "int", "description": "y"}]
     with pytest.raises(ContractValidationError, match=r"columns\[1\]\.name: column 'a' is declared twice"):
-        Contract.from_yaml(doc(columns))
+        Contract.from_yaml(native_document(columns))
 
 
 def test_nullable_false_and_timezone_types() -> None:
     columns = [{"name": "ts", "type": {"kind": "timestamp", "tz": "UTC"}, "description": "t", "nullable": False}]
-    contract = Contract.from_yaml(doc(columns))
+    contract = Contract.from_yaml(native_document(columns))
     type_rule, required = contract.rules
     assert isinstance(type_rule, TypeRule) and type_rule.data_type is not None
     assert type_rule.data_type.describe() == "timestamp with time zone"

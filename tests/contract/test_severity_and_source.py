@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,8 +49,6 @@ def test_gx_severity(level: Any, gx: str) -> None:
     ("text", "message"),
     [
         ("a: 1\nb: 2\na: 3\n", "duplicate key 'a' (first at line 1)"),
-        ("a: 1\n---\nb: 2\n", "holds more than one YAML document"),
-        ("- a\n- b\n", "a contract must be a YAML mapping at the top level, got a list"),
         ("a: !!python/object/apply:os.system ['echo owned']\n", "is not allowed in a contract"),
         ("a: [1, 2\n", "invalid YAML"),
         ("# nothing\n\n", "the document is empty"),
@@ -71,20 +68,6 @@ def test_alias_bomb_is_refused_fast() -> None:
     with pytest.raises(ContractValidationError, match=r"aliases expand to more than 200,000 nodes"):
         read_document("\n".join(lines) + "\n")
     assert time.perf_counter() - started < 5
-
-
-def test_binary_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "c.yaml"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage")
-    with pytest.raises(ContractValidationError, match=r"holds binary data"):
-        read_document(path)
-
-
-def test_non_utf8_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "c.yaml"
-    path.write_bytes("name: caf\xe9\n".encode("latin-1"))
-    with pytest.raises(ContractValidationError, match=r"is not UTF-8 text"):
-        read_document(path)
 
 
 def test_missing_file_is_named() -> None:

@@ -11,7 +11,7 @@ from dqx_gx import Contract, ContractValidationError, ContractWarning
 from dqx_gx.contract.sla import schedule_period_hours
 from dqx_gx.rules.rule import MetricRule, SkippedRule
 from tests.conftest import EXAMPLES
-from tests.documents import odcs_document
+from tests.documents import native_document, odcs_document
 
 SLA_EXAMPLES = EXAMPLES / "sla"
 
@@ -85,18 +85,13 @@ def test_unsupported_schedules_name_the_expression(schedule: str, why: str) -> N
 
 
 def native(**changes: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "name": "c",
-        "version": "1.0.0",
-        "description": "d",
-        "owner": "o",
-        "dataset": "t",
+    """A daily-partitioned native document with a daily SLA; ``changes`` replace top-level fields."""
+    top: dict[str, Any] = {
         "sla": {"schedule": "0 0 * * *", "lag_hours": 24},
         "metadata": {"partitioned_by": ["day"]},
-        "columns": [{"name": "day", "type": "date", "description": "partition"}],
+        **changes,
     }
-    doc.update(changes)
-    return doc
+    return native_document([{"name": "day", "type": "date", "description": "partition"}], **top)
 
 
 def test_non_partitioned_sla_needs_a_timestamp_column() -> None:

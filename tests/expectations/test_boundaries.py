@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from dqx import functions as dqx
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from dqx_gx import Contract, run_contract
 from dqx_gx.rules.threshold import EPSILON, Operator, Threshold
@@ -104,6 +104,12 @@ def test_every_operator_through_gx(spark: SparkSession) -> None:
     assert statuses == expected
 
 
+@pytest.fixture(scope="module")
+def one_null_in_100(spark: SparkSession) -> DataFrame:
+    """Column ``x int``: one NULL and the integers 0–98."""
+    return spark.createDataFrame([(None,)] + [(i,) for i in range(99)], "x int")
+
+
 @pytest.mark.parametrize(
     ("rule", "status", "observed"),
     [
@@ -117,18 +123,17 @@ def test_every_operator_through_gx(spark: SparkSession) -> None:
     ],
 )
 def test_percent_rules_at_the_threshold(
-    spark: SparkSession, rule: dict[str, Any], status: str, observed: float
+    one_null_in_100: DataFrame, rule: dict[str, Any], status: str, observed: float
 ) -> None:
     """One NULL in 100 rows is exactly 1 % of all rows (SPEC §3: 0–100 scale)."""
     c = one_table([{"name": "x", "quality": [{"name": "nulls", "metric": "nullValues", **rule}]}])
-    frame = spark.createDataFrame([(None,)] + [(i,) for i in range(99)], "x int")
-    (result,) = [r for r in run_contract(c, frame).rule_results if r.rule.name == "nulls"]
+    (result,) = [r for r in run_contract(c, one_null_in_100).rule_results if r.rule.name == "nulls"]
     assert result.observed == observed
     assert result.assertion.status == status
 
 
 @pytest.mark.parametrize(("threshold_value", "status"), [(0.01, "PASSED"), (0.0099, "FAILED")])
-def test_fraction_rule_at_the_threshold(spark: SparkSession, threshold_value: float, status: str) -> None:
+def test_fraction_rule_at_the_threshold(one_null_in_100: DataFrame, threshold_value: float, status: str) -> None:
     """A DQX custom rule's ``return: pct`` is the fraction 0–1: one NULL in 100 rows is 0.01."""
     rule = {
         "name": "nulls",
@@ -137,7 +142,6 @@ def test_fraction_rule_at_the_threshold(spark: SparkSession, threshold_value: fl
         "implementation": {"check": "missing", "column": "x", "return": "pct", "mustBeLessOrEqualTo": threshold_value},
     }
     c = one_table([{"name": "x"}], [rule])
-    frame = spark.createDataFrame([(None,)] + [(i,) for i in range(99)], "x int")
-    (result,) = [r for r in run_contract(c, frame).rule_results if r.rule.name == "nulls"]
+    (result,) = [r for r in run_contract(c, one_null_in_100).rule_results if r.rule.name == "nulls"]
     assert result.observed == pytest.approx(0.01)
     assert result.assertion.status == status

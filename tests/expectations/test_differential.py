@@ -24,9 +24,9 @@ from returns.result import Failure, Success
 
 from dqx_gx import Contract, RuleResult, run_contract
 from tests.documents import odcs_document
+from tests.expectations.test_orders_contract import NOW
 from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
 
-NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)
 UTC = dt.UTC
 NAN = float("nan")
 

@@ -144,11 +144,19 @@ def test_freshness_across_daylight_saving_changes(spark: SparkSession, zone: str
     assert ages == [("ts", 5.5, "PASSED"), ("ntz", 5.5, "FAILED")]
 
 
-@pytest.mark.parametrize("partitions", [1, 2, 8, 200])
-def test_same_results_across_partitionings_and_runs(spark: SparkSession, partitions: int, orders: Contract) -> None:
+@pytest.fixture(scope="module")
+def partitioned_reference(spark: SparkSession, orders: Contract) -> tuple[DataFrame, dict[str, tuple[str, Any]]]:
+    """Orders with three NULL amounts and a duplicate id, and the outcomes of one run on a single partition."""
     rows = [*set_column(2, None, 3)(good_rows()), [1, "shipped", 25.5, "dup", NOW.date()]]
     frame = spark.createDataFrame(rows, SCHEMA)
-    reference = _outcomes(run_contract(orders, frame.repartition(1), now=NOW))
+    return frame, _outcomes(run_contract(orders, frame.repartition(1), now=NOW))
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 8, 200])
+def test_same_results_across_partitionings_and_runs(
+    partitioned_reference: tuple[DataFrame, dict[str, tuple[str, Any]]], partitions: int, orders: Contract
+) -> None:
+    frame, reference = partitioned_reference
     again = _outcomes(run_contract(orders, frame.repartition(partitions), now=NOW))
     assert again.keys() == reference.keys()
     for name, (status, observed) in reference.items():
@@ -165,7 +173,8 @@ def _outcomes(run: Any) -> dict[str, tuple[str, Any]]:
 
 
 def test_the_callers_dataframe_is_left_as_it_was(spark: SparkSession, orders: Contract) -> None:
-    frame: DataFrame = spark.createDataFrame(good_rows(), SCHEMA)
+    rows = good_rows()
+    frame: DataFrame = spark.createDataFrame(rows, SCHEMA)
     schema, plan, views = frame.schema, frame._jdf.queryExecution().logical().toString(), spark.catalog.listTables()
     run_contract(orders, frame, now=NOW, context=gx.get_context(mode="ephemeral"))
     assert not frame.is_cached
@@ -173,9 +182,7 @@ def test_the_callers_dataframe_is_left_as_it_was(spark: SparkSession, orders: Co
     assert frame.schema == schema
     assert frame._jdf.queryExecution().logical().toString() == plan
     assert spark.catalog.listTables() == views
-    assert sorted(map(tuple, frame.collect())) == sorted(
-        map(tuple, spark.createDataFrame(good_rows(), SCHEMA).collect())
-    )
+    assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, rows))
 
 
 def test_an_interrupted_write_leaves_no_half_written_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

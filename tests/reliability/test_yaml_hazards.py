@@ -26,6 +26,7 @@ from dqx_gx.contract.source import MAX_BYTES, MAX_DEPTH, read_document
 from tests.conftest import dedent
 
 MIB = 1024 * 1024
+CONTRACT_HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: c-1\nversion: 1.0.0\nstatus: active\n"
 
 
 def refused(load: Callable[[], object], match: str | None, *, seconds: float = 5.0, peak_mib: float = 200.0) -> str:
@@ -102,8 +103,11 @@ def _merge_only_bomb(levels: int = 10, width: int = 10) -> str:
 
 def _bomb_in_a_contract() -> str:
     """A billion laughs under ``customProperties`` of an otherwise valid contract."""
-    head = "apiVersion: v3.1.0\nkind: DataContract\nid: c-1\nversion: 1.0.0\nstatus: active\nschema: [{name: t}]\n"
-    return head + "customProperties:\n" + "".join(f"  {line}\n" for line in _list_bomb().splitlines())
+    return (
+        CONTRACT_HEAD
+        + "schema: [{name: t}]\ncustomProperties:\n"
+        + "".join(f"  {line}\n" for line in _list_bomb().splitlines())
+    )
 
 
 BOMBS = {
@@ -199,8 +203,6 @@ def test_a_source_that_is_no_path_text_or_mapping_is_refused(value: Any) -> None
 
 
 # --- duplicate keys and several documents ----------------------------------------------------------------
-
-CONTRACT_HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: c-1\nversion: 1.0.0\nstatus: active\n"
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import dqx_gx  # noqa: F401 - what a GX user imports before loading the project
-from dqx_gx import ContractWarning, load_contracts
+from dqx_gx import Contract, ContractWarning, load_contracts
 from dqx_gx.cli import main
 from tests.conftest import EXAMPLES, ROOT
 from tests.expectations.test_orders_contract import NOW
@@ -55,7 +55,9 @@ def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) ->
     ]
 
 
-def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(spark: SparkSession, tmp_path: Path) -> None:
+def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(
+    spark: SparkSession, tmp_path: Path, orders: Contract
+) -> None:
     project = committed_copy(tmp_path)
     context = gx.get_context(mode="file", project_root_dir=str(project))
     frame = spark.read.parquet(str(EXAMPLES / "orders" / "data" / "bad.parquet"))
@@ -71,11 +73,8 @@ def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(spark:
     assert (site / "index.html").is_file()
     (page,) = (site / "validations" / "orders_contract").rglob("*.html")
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8"))).split())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ContractWarning)
-        (contract,) = load_contracts(EXAMPLES / "orders" / "orders.odcs.yaml")
     meta = context.suites.get("orders_contract.orders_tbl").meta["dqx"]
-    in_suite = [r for r in contract.executable_rules if r.id in meta["rule_ids"]]
+    in_suite = [r for r in orders.executable_rules if r.id in meta["rule_ids"]]
     assert len(in_suite) == 20
     missing = [r.name for r in in_suite if f"{r.name} : {r.expression()}" not in text]
     assert missing == []

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import subprocess
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,25 +13,24 @@ import great_expectations as gx
 import pytest
 from pyspark.sql import SparkSession
 
-from dqx_gx import Contract, ContractWarning, run_contract
+from dqx_gx import Contract, run_contract
 from dqx_gx.run.guard import MissingExpectationsError
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import ROOT
 from tests.expectations.test_orders_contract import NOW, SCHEMA, good_rows, set_column
 
 SUITE = "orders_contract.orders_tbl"
 
 
 @pytest.fixture(scope="module")
-def project(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+def project(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, orders: Contract
+) -> tuple[Path, dict[str, Any]]:
     """A file project holding the §6.7 contract's artefacts, its data as parquet, and the in-process results."""
     root = tmp_path_factory.mktemp("project")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ContractWarning)
-        (contract,) = Contract.from_odcs(EXAMPLES / "orders" / "orders.odcs.yaml")
     frame = spark.createDataFrame(set_column(2, 1000.0)(good_rows()), SCHEMA)  # one rule fails
     frame.write.parquet(str(root / "data"))
     context = gx.get_context(mode="file", project_root_dir=str(root))
-    run = run_contract(contract, frame, now=NOW, context=context)
+    run = run_contract(orders, frame, now=NOW, context=context)
     return root, _outcomes(run.checkpoint_result)
 
 
@@ -140,4 +137,3 @@ def test_now_is_a_run_time_parameter_not_a_stored_constant(project: tuple[Path, 
     assert freshness["kwargs"]["now"] == {"$PARAMETER": "now"}
     assert freshness["severity"] == "critical"
     assert freshness["meta"]["dqx"]["severity"] == "P0"
-    assert dt.datetime.fromisoformat(NOW.isoformat()) == NOW
