@@ -1,17 +1,40 @@
 """dqx-gx: run DQX data contracts on Great Expectations over Spark.
 
 The path of a contract: load (``dqx_gx.contract``) → engine-neutral rules
-(``dqx_gx.rules``) → GX expectations (``dqx_gx.expectations``) → checkpoint run →
-DQX AssertionResults (``dqx_gx.run``).
+(``dqx_gx.rules``, built from the kinds of ``dqx_gx.kinds``) → GX expectations
+(``dqx_gx.expectations``) → checkpoint run → DQX AssertionResults (``dqx_gx.run``).
 
-Importing this package registers dqx-gx's expectations and checkpoint action
-with GX, so suites and checkpoints written by dqx-gx can be loaded by plain GX
-code afterwards.
+The names below are bound on first use, so ``import dqx_gx`` (and loading or
+linting a contract) imports neither GX nor Spark. A process that has imported
+GX gets dqx-gx's expectations and checkpoint action registered with it by
+``import dqx_gx``, in whichever order the two are imported, so suites and
+checkpoints written by dqx-gx load in plain GX code.
 """
 
-from dqx_gx.contract import Contract, load_contracts
-from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
-from dqx_gx.run import ContractRun, RuleResult, run_contract
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from dqx_gx.registration import register_with_gx_when_imported
+
+if TYPE_CHECKING:
+    from dqx_gx.contract import Contract, load_contracts
+    from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
+    from dqx_gx.expectations import expectation_suite
+    from dqx_gx.run import ContractRun, RuleResult, run_contract
+
+_WHERE = {
+    "Contract": "dqx_gx.contract",
+    "load_contracts": "dqx_gx.contract",
+    "ContractValidationError": "dqx_gx.errors",
+    "ContractWarning": "dqx_gx.errors",
+    "SchemaValidationError": "dqx_gx.errors",
+    "expectation_suite": "dqx_gx.expectations",
+    "ContractRun": "dqx_gx.run",
+    "RuleResult": "dqx_gx.run",
+    "run_contract": "dqx_gx.run",
+}
 
 __all__ = [
     "Contract",
@@ -20,6 +43,18 @@ __all__ = [
     "ContractWarning",
     "RuleResult",
     "SchemaValidationError",
+    "expectation_suite",
     "load_contracts",
     "run_contract",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'dqx_gx' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
+
+register_with_gx_when_imported()

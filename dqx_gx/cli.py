@@ -15,7 +15,7 @@ import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
@@ -31,7 +31,7 @@ from dqx_gx.contract import Contract, load_contracts
 from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
 from dqx_gx.expectations import build_suite
 from dqx_gx.rules.rule import SqlRule
-from dqx_gx.rules.timestamps import as_utc
+from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run import run_contract
 from dqx_gx.run.artifacts import install, quiet_context
 
@@ -81,7 +81,7 @@ def _error(message: str) -> NoReturn:
 def _validate(args: argparse.Namespace) -> int:
     if args.data_docs and not args.gx_dir:
         raise InputError("--data-docs needs --gx-dir: data docs are built into a GX file project")
-    now = _parse_now(args.now) if args.now else None
+    moment = run_moment(_parse_now(args.now) if args.now else None)
     result_date = _parse_date(args.date) if args.date else None
     tags = _parse_pairs(args.tag, "--tag")
     with _reported_warnings(args.verbose):
@@ -89,13 +89,12 @@ def _validate(args: argparse.Namespace) -> int:
     spark = _spark(args)
     frame = _read(spark, args.data, args.format)
     context = _file_context(args.gx_dir) if args.gx_dir else None
-    moment = as_utc(now) if now else datetime.now(UTC)
     key = ResultKey(result_date or moment.date(), tags)
     with _reported_warnings(args.verbose):
         run = run_contract(
             contract,
             frame,
-            now=now,
+            now=moment,
             key=key,
             context=context,
             strict_schema=args.strict_schema,

@@ -6,12 +6,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
-
-if TYPE_CHECKING:
-    import great_expectations as gx
 
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """A contract source: a path, YAML text, or an already parsed mapping."""
@@ -137,10 +134,3 @@ class Contract:
         from dqx_gx.contract.native import load_native  # noqa: PLC0415 - it imports this module
 
         return load_native(source)
-
-    def to_expectation_suite(self, *, allow_sql: bool = False) -> gx.ExpectationSuite:
-        """This contract as a GX ExpectationSuite (one expectation per executable rule;
-        ``type: sql`` rules only with ``allow_sql``)."""
-        from dqx_gx.expectations.suite import build_suite  # noqa: PLC0415 - it imports this module
-
-        return build_suite(self, allow_sql=allow_sql).suite

@@ -19,7 +19,7 @@ from dqx_gx.contract.quality import DQX_CHECKS, checked_values, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, ContractWarning
-from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold

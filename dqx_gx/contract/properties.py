@@ -16,8 +16,8 @@ from typing import Any
 
 from dqx_gx.contract.model import Property
 from dqx_gx.errors import ContractValidationError
-from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind
-from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SkippedRule, TypeRule
+from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator, Threshold, finite_number
 
 CHECKABLE_STRING_FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6", "hostname", "uri", "url"})
@@ -99,6 +99,7 @@ def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule
                     name=f"{prop.name} has no nulls ({reason})",
                     severity="P0",
                     origin=RuleOrigin.SCHEMA,
+                    schema_check=SchemaCheck.REQUIRED,
                     dimension="completeness",
                     column=prop.column,
                     metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
@@ -106,13 +107,15 @@ def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule
                 )
             )
         if prop.unique and primary_key != (prop,):
-            rules.append(_uniqueness_rule(f"{where}.unique", f"{prop.name} is unique", (prop,)))
+            rules.append(_uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,)))
         rules.extend(_option_rules(prop, where))
     if primary_key:
         first = properties.index(primary_key[0])
         names = ", ".join(p.name for p in primary_key)
         rules.append(
-            _uniqueness_rule(f"{collection}[{first}].primaryKey", f"primary key ({names}) is unique", primary_key)
+            _uniqueness_rule(
+                SchemaCheck.PRIMARY_KEY, f"{collection}[{first}]", f"primary key ({names}) is unique", primary_key
+            )
         )
     return rules
 
@@ -124,6 +127,7 @@ def _type_rule(prop: Property, where: str) -> TypeRule:
         name=f"{prop.name} has type {declared.describe()}" if declared else f"{prop.name} exists",
         severity="P0",
         origin=RuleOrigin.SCHEMA,
+        schema_check=SchemaCheck.TYPE,
         dimension="conformity",
         column=prop.column,
         property_name=prop.name,
@@ -131,13 +135,14 @@ def _type_rule(prop: Property, where: str) -> TypeRule:
     )
 
 
-def _uniqueness_rule(rule_id: str, name: str, props: tuple[Property, ...]) -> MetricRule:
+def _uniqueness_rule(check: SchemaCheck, where: str, name: str, props: tuple[Property, ...]) -> MetricRule:
     columns = tuple(p.column for p in props)
     return MetricRule(
-        id=rule_id,
+        id=f"{where}.{check.value}",
         name=name,
         severity="P0",
         origin=RuleOrigin.SCHEMA,
+        schema_check=check,
         dimension="uniqueness",
         column=columns[0] if len(columns) == 1 else None,
         metric=Metric(MetricKind.DUPLICATE_COUNT, columns),
@@ -170,6 +175,7 @@ def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
                 name=f"{prop.name} {key} {value}",
                 severity="P1",
                 origin=RuleOrigin.SCHEMA,
+                schema_check=SchemaCheck.OPTION,
                 dimension="conformity",
                 column=prop.column,
                 reason=problem,
@@ -181,6 +187,7 @@ def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
             name=f"{prop.name} {key} {value}",
             severity="P1",
             origin=RuleOrigin.SCHEMA,
+            schema_check=SchemaCheck.OPTION,
             dimension="conformity",
             column=prop.column,
             metric=Metric(MetricKind.VIOLATION_COUNT, (prop.column,), constraint=constraint),

@@ -19,7 +19,7 @@ from dqx_gx.contract.model import Property, TextRule
 from dqx_gx.contract.properties import checked_regex
 from dqx_gx.contract.source import parse_yaml_fragment
 from dqx_gx.errors import ContractValidationError, ContractWarning, shown
-from dqx_gx.rules.metric import Metric, MetricKind, Scalar, Scale
+from dqx_gx.kinds import Metric, MetricKind, Scalar, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import OPERATOR_NAMES, finite_number, parse_threshold

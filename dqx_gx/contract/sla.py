@@ -22,7 +22,7 @@ from croniter.croniter import CroniterError
 
 from dqx_gx.contract.model import SlaLatency
 from dqx_gx.errors import ContractValidationError, ContractWarning
-from dqx_gx.rules.metric import Metric, MetricKind
+from dqx_gx.kinds import Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, RuleOrigin, SkippedRule
 from dqx_gx.rules.threshold import Operator, Threshold
 

@@ -292,9 +292,6 @@ class _ContractLoader(yaml.SafeLoader):
             )
         return node
 
-    def construct_document(self, node: yaml.Node) -> Any:
-        return super().construct_document(node)
-
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, yaml.Node] = {}
         for key_node, _ in node.value:

@@ -1,10 +1,20 @@
 """The GX backend: Spark metrics, custom expectations and suite building.
 
-Importing this package registers the metrics and expectations with GX; a suite
-that uses them can only be loaded and run after that import.
+Importing this package registers the metrics, the expectations and the checkpoint
+guard action with GX; a suite or checkpoint that uses them can only be loaded and
+run after that import.
 """
 
-from dqx_gx.expectations import catalog, metrics
-from dqx_gx.expectations.suite import NOW_PARAMETER, SuiteBuild, build_suite, suite_name
+from dqx_gx.expectations import catalog, guard, metrics
+from dqx_gx.expectations.suite import NOW_PARAMETER, SuiteBuild, build_suite, expectation_suite, suite_name
 
-__all__ = ["NOW_PARAMETER", "SuiteBuild", "build_suite", "catalog", "metrics", "suite_name"]
+__all__ = [
+    "NOW_PARAMETER",
+    "SuiteBuild",
+    "build_suite",
+    "catalog",
+    "expectation_suite",
+    "guard",
+    "metrics",
+    "suite_name",
+]

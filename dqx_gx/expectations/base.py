@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_domain_types import MetricDomainTypes
@@ -21,13 +21,10 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from great_expectations.validator.validator import ValidationDependencies
 from pyspark.sql.types import StructField
 
-from dqx_gx.expectations.spark_types import Columns
+from dqx_gx.expectations.metrics import BATCH_SCHEMA
+from dqx_gx.kinds import Scale
 from dqx_gx.rules.threshold import Interval
-
-SCHEMA = "dqx.batch_schema"
-NUM_ROWS = "dqx.num_rows"
-
-Scale = Literal["count", "fraction", "percent"]
+from dqx_gx.spark.columns import Columns
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ class DqxExpectation(BatchExpectation):
     bound_keys: ClassVar[tuple[str, ...]] = ("rule", "min_value", "max_value", "strict_min", "strict_max", "outside")
     success_keys: ClassVar[tuple[str, ...]] = bound_keys
     metric_text: ClassVar[str] = "value"
-    """How data docs name the metric when the rule's own expression is not in ``meta``."""
+    """How data docs name the metric when the rule's own expression is not in ``meta`` (``{argument}`` filled in)."""
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         """Metric name → value kwargs this expectation reads (the batch schema is always added)."""
@@ -84,7 +81,7 @@ class DqxExpectation(BatchExpectation):
         # The table domain of every dqx metric (TableMetricProvider.domain_keys), built directly:
         # GX's get_metric_kwargs would rebuild this expectation's configuration for each metric.
         domain = IDDict({"batch_id": self.batch_id, "table": None, "row_condition": None, "condition_parser": None})
-        for name, value_kwargs in {SCHEMA: {}, **self.metrics_needed()}.items():
+        for name, value_kwargs in {BATCH_SCHEMA: {}, **self.metrics_needed()}.items():
             dependencies.set_metric_configuration(
                 name, MetricConfiguration(name, metric_domain_kwargs=domain, metric_value_kwargs=value_kwargs)
             )
@@ -122,18 +119,18 @@ class DqxExpectation(BatchExpectation):
     @staticmethod
     def field(metrics: dict[str, Any], column: str) -> StructField | Unmeasured:
         """The batch's column named ``column`` (Spark's name rule), or why there is none."""
-        columns: Columns = metrics[SCHEMA]
+        columns: Columns = metrics[BATCH_SCHEMA]
         found = columns.find(column)
         return found if found is not None else Unmeasured(columns.missing(column))
 
     @staticmethod
     def scaled(count: int, num_rows: int, scale: Scale, what: str) -> Observation:
         """A count as the rule reports it: the count, a fraction (0–1) or a percentage (0–100) of all rows."""
-        if scale == "count":
+        if scale is Scale.COUNT:
             return Observed(count)
         if num_rows == 0:
             return Unmeasured(f"{what} as a {scale} of all rows cannot be computed on an empty batch (0 rows)")
-        return Observed(count / num_rows * (100.0 if scale == "percent" else 1.0))
+        return Observed(count / num_rows * (100.0 if scale is Scale.PERCENT else 1.0))
 
     # --- data docs ------------------------------------------------------------------------------------
 
@@ -165,9 +162,14 @@ class DqxExpectation(BatchExpectation):
         ]
 
     @classmethod
+    def subject(cls, kwargs: dict[str, Any]) -> str:
+        """What the rule measures, from its stored arguments."""
+        return cls.metric_text.format(**{k: v for k, v in kwargs.items() if isinstance(k, str)})
+
+    @classmethod
     def describe(cls, kwargs: dict[str, Any]) -> str:
         """The rule in words from the stored kwargs alone (used when ``meta`` lacks the expression)."""
-        subject = cls.metric_text.format(**{k: v for k, v in kwargs.items() if isinstance(k, str)})
+        subject = cls.subject(kwargs)
         low, high = kwargs.get("min_value"), kwargs.get("max_value")
         if low is None and high is None:
             return f"{subject} is recorded"

@@ -18,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 from dqx_gx.errors import ContractValidationError
-from dqx_gx.expectations.spark_types import quote_identifier
+from dqx_gx.spark.columns import quote_identifier
 
 BATCH = "{batch}"
 """The placeholder ``spark.sql(query, batch=df)`` fills in with the batch."""

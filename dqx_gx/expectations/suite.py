@@ -11,9 +11,10 @@ from __future__ import annotations
 import warnings
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
-from typing import Any
+from typing import Any, Literal
 
 import great_expectations as gx
+from dqx.common import SeverityLevel
 from great_expectations.compatibility.pydantic import ValidationError as PydanticValidationError
 from great_expectations.exceptions import ExpectationNotFoundError
 from great_expectations.expectations.expectation import Expectation
@@ -22,39 +23,22 @@ from great_expectations.expectations.registry import get_expectation_impl
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import ContractWarning
 from dqx_gx.expectations import catalog
-from dqx_gx.expectations.base import DqxExpectation
+from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.sql_query import checked_query
-from dqx_gx.rules.metric import COUNT_KINDS, MetricKind
+from dqx_gx.gx_private import expectations_equal
+from dqx_gx.kinds import Value, kind_of
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
-from dqx_gx.rules.severity import gx_severity
 from dqx_gx.rules.threshold import Threshold
 
 NOW_PARAMETER = "now"
 """The expectation parameter that carries "now" into freshness checks at run time."""
 
-_BY_KIND: dict[MetricKind, type[DqxExpectation]] = {
-    MetricKind.NUM_ROWS: catalog.ExpectDqxRowCount,
-    MetricKind.NULL_COUNT: catalog.ExpectDqxNullCount,
-    MetricKind.MISSING_COUNT: catalog.ExpectDqxMissingCount,
-    MetricKind.INVALID_COUNT: catalog.ExpectDqxInvalidCount,
-    MetricKind.COUNT_VALUES: catalog.ExpectDqxValueCount,
-    MetricKind.PATTERN_INVALID_COUNT: catalog.ExpectDqxPatternInvalidCount,
-    MetricKind.DUPLICATE_COUNT: catalog.ExpectDqxDuplicateCount,
-    MetricKind.VIOLATION_COUNT: catalog.ExpectDqxViolationCount,
-    MetricKind.CARDINALITY: catalog.ExpectDqxCardinality,
-    MetricKind.COUNT: catalog.ExpectDqxCount,
-    MetricKind.MIN: catalog.ExpectDqxMin,
-    MetricKind.MAX: catalog.ExpectDqxMax,
-    MetricKind.MEAN: catalog.ExpectDqxMean,
-    MetricKind.SUM: catalog.ExpectDqxSum,
-    MetricKind.VARIANCE: catalog.ExpectDqxVariance,
-    MetricKind.STDDEV: catalog.ExpectDqxStddev,
-    MetricKind.PERCENTILE: catalog.ExpectDqxPercentile,
-    MetricKind.MIN_LENGTH: catalog.ExpectDqxMinLength,
-    MetricKind.MAX_LENGTH: catalog.ExpectDqxMaxLength,
-    MetricKind.AVG_LENGTH: catalog.ExpectDqxAvgLength,
-    MetricKind.FRESHNESS_HOURS: catalog.ExpectDqxFreshness,
-}
+GxSeverity = Literal["critical", "warning", "info"]
+
+
+def gx_severity(level: SeverityLevel) -> GxSeverity:
+    """GX's own severity for a DQX level (SPEC §3): P0 → critical, P1 → warning, P2/P3 → info."""
+    return {"P0": "critical", "P1": "warning"}.get(level, "info")  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -102,9 +86,7 @@ def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
             skipped[rule.id] = built
             continue
         # GX's own test for "the same expectation" (it ignores meta), so ours cannot drift from it.
-        if isinstance(rule, ExpectationRule) and any(
-            gx.ExpectationSuite._expectations_are_equalish(built, other) for other in declared
-        ):
+        if isinstance(rule, ExpectationRule) and any(expectations_equal(built, other) for other in declared):
             built.description = rule.name  # GX would merge two equal expectations into one
         if isinstance(rule, ExpectationRule):
             declared.append(built)
@@ -115,6 +97,12 @@ def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
         meta={"dqx": _suite_meta(contract, expectations, skipped)},
     )
     return SuiteBuild(suite, skipped)
+
+
+def expectation_suite(contract: Contract, *, allow_sql: bool = False) -> gx.ExpectationSuite:
+    """``contract`` as a GX ExpectationSuite: one expectation per executable rule (``type: sql`` rules
+    only with ``allow_sql``); rules that cannot run are listed in the suite's ``meta.dqx.skipped``."""
+    return build_suite(contract, allow_sql=allow_sql).suite
 
 
 def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
@@ -139,32 +127,11 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
         data_type = rule.data_type.to_dict() if rule.data_type else None
         return catalog.ExpectDqxColumnType(column=rule.column, data_type=data_type, **common)
     assert isinstance(rule, MetricRule)
-    metric = rule.metric
-    kwargs: dict[str, Any] = {**common, **_bounds(rule.threshold)}
-    match metric.kind:
-        case MetricKind.NUM_ROWS:
-            pass
-        case MetricKind.DUPLICATE_COUNT:
-            kwargs["columns"] = list(metric.columns)
-        case _:
-            kwargs["column"] = metric.column
-    if metric.kind in COUNT_KINDS:
-        kwargs["scale"] = metric.scale.value
-    match metric.kind:
-        case MetricKind.MISSING_COUNT | MetricKind.INVALID_COUNT | MetricKind.COUNT_VALUES:
-            kwargs["values"] = list(metric.values)
-        case MetricKind.PATTERN_INVALID_COUNT:
-            kwargs["pattern"] = metric.pattern
-        case MetricKind.VIOLATION_COUNT:
-            assert metric.constraint is not None
-            kwargs.update(constraint=metric.constraint.kind.value, value=metric.constraint.value)
-        case MetricKind.PERCENTILE:
-            kwargs["percentile"] = metric.percentile
-        case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH | MetricKind.AVG_LENGTH:
-            kwargs["column_type"] = metric.column_type
-        case MetricKind.FRESHNESS_HOURS:
-            kwargs.update(now={"$PARAMETER": NOW_PARAMETER}, aggregation=metric.aggregation)
-    return _BY_KIND[metric.kind](**kwargs)
+    kind = kind_of(rule.metric)
+    kwargs = {**common, **_bounds(rule.threshold), **kind.arguments(rule.metric)}
+    if kind.value is Value.AGE:
+        kwargs["now"] = {"$PARAMETER": NOW_PARAMETER}
+    return EXPECTATIONS[kind.metric](**kwargs)
 
 
 def _bounds(threshold: Threshold | None) -> dict[str, Any]:

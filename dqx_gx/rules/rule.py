@@ -17,7 +17,7 @@ from typing import Any
 
 from dqx.common import SeverityLevel
 
-from dqx_gx.rules.metric import Metric
+from dqx_gx.kinds import Metric, kind_of
 from dqx_gx.rules.threshold import Threshold
 
 
@@ -37,7 +37,16 @@ class RuleOrigin(StrEnum):
     SQL = "sql"
     CUSTOM = "custom"
     """A custom rule for an engine this project does not run."""
-    TEXT = "text"
+
+
+class SchemaCheck(StrEnum):
+    """Which declaration of a property a schema rule checks (its ``id`` ends with the same word)."""
+
+    TYPE = "logicalType"
+    REQUIRED = "required"
+    UNIQUE = "unique"
+    PRIMARY_KEY = "primaryKey"
+    OPTION = "logicalTypeOptions"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +63,8 @@ class RuleInfo:
     column: str | None = None
     """The column the rule is about, if any."""
     description: str | None = None
+    schema_check: SchemaCheck | None = None
+    """For rules derived from a property (origin ``schema``): which of its declarations."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,7 +76,7 @@ class MetricRule(RuleInfo):
 
     def expression(self) -> str:
         """The assertion in words, as DQX writes it: ``null_count(order_id) = 0``."""
-        text = self.metric.describe()
+        text = kind_of(self.metric).describe(self.metric)
         return f"{text} {self.threshold.describe()}" if self.threshold else text
 
 

@@ -1,15 +1,13 @@
-"""Severity: ODCS labels to DQX levels (P0–P3) and DQX levels to GX severities."""
+"""Severity: a contract's labels to DQX levels (P0–P3)."""
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal
+from typing import Any
 
 from dqx.common import SeverityLevel
 
 from dqx_gx.errors import ContractWarning
-
-GxSeverity = Literal["critical", "warning", "info"]
 
 DEFAULT_SEVERITY: SeverityLevel = "P1"
 
@@ -47,8 +45,3 @@ def parse_severity(raw: Any, where: str) -> SeverityLevel:
         )
         return DEFAULT_SEVERITY
     return level
-
-
-def gx_severity(level: SeverityLevel) -> GxSeverity:
-    """GX's own severity for a DQX level: P0 → critical, P1 → warning, P2/P3 → info."""
-    return {"P0": "critical", "P1": "warning"}.get(level, "info")  # type: ignore[return-value]

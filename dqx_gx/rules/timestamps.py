@@ -16,6 +16,12 @@ def as_utc(value: str | date | datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+def run_moment(now: str | date | datetime | None = None) -> datetime:
+    """The one "now" of a run: the given moment as UTC, or the current time. Every part of a run
+    (freshness, completeness, the results' date) reads this one value."""
+    return as_utc(now) if now is not None else datetime.now(UTC)
+
+
 def epoch_micros(value: str | date | datetime) -> int:
     delta = as_utc(value) - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

@@ -18,9 +18,10 @@ from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import DataContextError
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.expectations.base import DqxExpectation
+from dqx_gx.expectations.guard import DqxGuardAction
 from dqx_gx.expectations.suite import SuiteBuild, rule_id
-from dqx_gx.run.atomic import atomic_writes
-from dqx_gx.run.guard import DqxGuardAction
+from dqx_gx.gx_private import add_spark_datasource, atomic_writes, registered_expectation_types
 
 DATASOURCE = "dqx_gx_spark"
 BATCH_DEFINITION = "whole_dataframe"
@@ -55,7 +56,7 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
     suite) and match expectations pairwise, quadratic in the suite size; this
     writes each object once through the context's stores instead.
     """
-    with atomic_writes():
+    with atomic_writes(context):
         return _install(context, contract, build, data_docs=data_docs)
 
 
@@ -66,7 +67,7 @@ def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild
     actions: list[Any] = [
         DqxGuardAction(
             rule_ids={suite.name: [found for e in suite.expectations if (found := rule_id(e.meta))]},
-            expectation_types=sorted({e.expectation_type for e in suite.expectations if "_dqx_" in e.expectation_type}),
+            expectation_types=sorted({e.expectation_type for e in suite.expectations if _is_ours(e.expectation_type)}),
         )
     ]
     if data_docs:
@@ -80,12 +81,7 @@ def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild
 def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition[Any]:
     found = context.data_sources.all().get(DATASOURCE)
     if found is None:
-        # persist=False: GX would otherwise cache the caller's DataFrame and never release it.
-        # Added without data_sources.add_spark, whose connection test starts a Spark session:
-        # writing a project (dqx-gx translate) needs no JVM; the run brings its own session.
-        new = SparkDatasource(name=DATASOURCE, persist=False)
-        new._data_context = context
-        found = context._add_fluent_datasource(new)
+        found = add_spark_datasource(context, DATASOURCE)
     if not isinstance(found, SparkDatasource):
         raise TypeError(f"the GX datasource {DATASOURCE!r} exists but is not a Spark datasource ({found.type})")
     datasource: SparkDatasource = found
@@ -95,6 +91,12 @@ def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDef
     existing = next((b for b in asset.batch_definitions if b.name == BATCH_DEFINITION), None)
     batch_definition: BatchDefinition[Any] = existing or asset.add_batch_definition_whole_dataframe(BATCH_DEFINITION)
     return batch_definition
+
+
+def _is_ours(expectation_type: str) -> bool:
+    """A dqx-gx expectation type (the guard makes loading fail when one is not registered)."""
+    registered = registered_expectation_types().get(expectation_type)
+    return registered is not None and issubclass(registered, DqxExpectation)
 
 
 def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx.ExpectationSuite:

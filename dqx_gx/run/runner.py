@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from dqx.common import AssertionResult, ResultKey
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
-from dqx_gx.expectations.spark_types import Columns, type_mismatch
 from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite
-from dqx_gx.rules.rule import MetricRule, RuleOrigin, TypeRule
-from dqx_gx.rules.timestamps import as_utc
+from dqx_gx.gx_private import atomic_writes
+from dqx_gx.rules.rule import SchemaCheck, TypeRule
+from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run.artifacts import ephemeral_context, install
-from dqx_gx.run.atomic import atomic_writes
 from dqx_gx.run.results import RuleResult, rule_results
+from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
     from great_expectations.checkpoint.checkpoint import CheckpointResult
@@ -84,13 +85,14 @@ def run_contract(
 
     The caller's DataFrame is neither cached nor modified.
     """
-    moment = as_utc(now) if now is not None else datetime.now(UTC)
+    moment = run_moment(now)
     key = key or ResultKey(moment.date(), {})
     if strict_schema:
         _require_declared_schema(contract, Columns.of(dataframe))
     build = build_suite(contract, allow_sql=allow_sql)
-    with atomic_writes():  # a file project never holds half a suite, result or docs page
-        artifacts = install(context or ephemeral_context(), contract, build, data_docs=data_docs)
+    context = context or ephemeral_context()
+    with atomic_writes(context):  # a file project never holds half a suite, result or docs page
+        artifacts = install(context, contract, build, data_docs=data_docs)
         checkpoint_result = artifacts.checkpoint.run(
             batch_parameters={"dataframe": dataframe},
             expectation_parameters={NOW_PARAMETER: moment},
@@ -126,12 +128,7 @@ def _require_no_nulls(run: ContractRun) -> None:
     """Strict mode: a required column holds no NULLs."""
     for result in run.rule_results:
         rule = result.rule
-        if (
-            isinstance(rule, MetricRule)
-            and rule.origin is RuleOrigin.SCHEMA
-            and rule.id.endswith(".required")
-            and result.assertion.status == "FAILED"
-        ):
+        if rule.schema_check is SchemaCheck.REQUIRED and result.assertion.status == "FAILED":
             prop = next((p.name for p in run.contract.properties if p.column == rule.column), rule.column)
             raise SchemaValidationError(
                 f"Property '{prop}' is required (required: true)\nbut contains {result.observed} null values"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from dqx_gx import Contract, ContractValidationError, ContractWarning
-from dqx_gx.rules.metric import ConstraintKind, MetricKind, Scale
+from dqx_gx.kinds import ConstraintKind, MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator
 from tests.conftest import EXAMPLES

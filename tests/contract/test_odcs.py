@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from dqx_gx import Contract, ContractValidationError, ContractWarning, load_contracts
-from dqx_gx.rules.metric import MetricKind, Scale
+from dqx_gx.kinds import MetricKind, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, RuleOrigin, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.threshold import Operator
 from tests.conftest import EXAMPLES, dedent

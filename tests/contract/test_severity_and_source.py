@@ -9,7 +9,8 @@ import pytest
 
 from dqx_gx import ContractValidationError, ContractWarning, load_contracts
 from dqx_gx.contract.source import read_document
-from dqx_gx.rules.severity import gx_severity, parse_severity
+from dqx_gx.expectations.suite import gx_severity
+from dqx_gx.rules.severity import parse_severity
 
 
 @pytest.mark.parametrize(

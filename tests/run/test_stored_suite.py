@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, run_contract
-from dqx_gx.run.guard import MissingExpectationsError
+from dqx_gx.expectations.guard import MissingExpectationsError
 from tests.conftest import ROOT
 from tests.expectations.test_orders_contract import NOW, SCHEMA, good_rows, set_column
 

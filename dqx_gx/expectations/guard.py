@@ -17,10 +17,9 @@ from great_expectations.checkpoint import ValidationAction
 from great_expectations.checkpoint.checkpoint import CheckpointResult
 from great_expectations.compatibility.pydantic import Field, validator
 from great_expectations.exceptions import GreatExpectationsError
-from great_expectations.expectations.registry import _registered_expectations
 
-import dqx_gx.expectations  # noqa: F401 - registers the expectations this action guards
 from dqx_gx.expectations.suite import rule_id
+from dqx_gx.gx_private import registered_expectation_types
 
 GUARD_ACTION_TYPE = "dqx_gx_guard"
 
@@ -40,7 +39,8 @@ class DqxGuardAction(ValidationAction):
 
     @validator("expectation_types")
     def _types_are_registered(cls, value: list[str]) -> list[str]:
-        missing = sorted(t for t in value if t not in _registered_expectations)
+        registered = registered_expectation_types()
+        missing = sorted(t for t in value if t not in registered)
         if missing:
             raise ValueError(
                 f"expectation types {missing} are not registered in this process; "

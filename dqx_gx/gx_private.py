@@ -1,0 +1,102 @@
+"""Every place dqx-gx relies on a private or underscore part of GX 1.24, in one module.
+
+GX's public API has no way to do these things; each assumption is pinned by a
+test in ``tests/test_gx_private.py`` that fails loudly when a GX upgrade breaks it.
+Besides the functions here, dqx-gx overrides GX's documented extension hooks
+where it defines them: ``Expectation._validate`` and the ``@renderer`` prescriptive
+renderer (``expectations/base.py``), ``MetricProvider._get_evaluation_dependencies``
+(``expectations/metrics.py``); the same tests pin their names and signatures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from types import MethodType
+from typing import Any
+
+import great_expectations as gx
+from great_expectations.data_context import AbstractDataContext
+from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
+from great_expectations.datasource.fluent import SparkDatasource
+from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.registry import _registered_expectations
+
+from dqx_gx.files import write_atomically
+
+
+def expectations_equal(first: Expectation, second: Expectation) -> bool:
+    """GX's own test for "the same expectation" in a suite (it ignores meta, notes and id), so that two
+    equal GX-declared rules can be told apart before ``ExpectationSuite.add_expectation`` merges them."""
+    return bool(gx.ExpectationSuite._expectations_are_equalish(first, second))
+
+
+def registered_expectation_types() -> Mapping[str, type[Expectation]]:
+    """The expectation types GX can build in this process (GX drops unknown ones from loaded suites)."""
+    return _registered_expectations
+
+
+def add_spark_datasource(context: AbstractDataContext, name: str) -> SparkDatasource:
+    """Add a Spark datasource without ``data_sources.add_spark``, whose connection test starts a
+    Spark session: writing a project (``dqx-gx translate``) needs no JVM.
+
+    ``persist=False``: GX would otherwise cache the caller's DataFrame and never release it.
+    """
+    datasource = SparkDatasource(name=name, persist=False)
+    datasource._data_context = context
+    added = context._add_fluent_datasource(datasource)
+    assert isinstance(added, SparkDatasource)
+    return added
+
+
+def _atomic_set(self: TupleFilesystemStoreBackend, key: Any, value: Any, **kwargs: Any) -> str:
+    """``TupleFilesystemStoreBackend._set``, written whole (a temporary sibling renamed over the target)."""
+    if not isinstance(key, tuple):
+        key = key.to_tuple()
+    path = os.path.join(self.full_base_directory, self._convert_key_to_filepath(key))  # type: ignore[no-untyped-call]
+    write_atomically(path, value.encode("utf-8") if isinstance(value, str) else value)
+    return path
+
+
+ATOMIC_BACKEND = "dqx_gx.gx_private.AtomicFilesystemStoreBackend"
+
+
+class AtomicFilesystemStoreBackend(TupleFilesystemStoreBackend):
+    """GX's filesystem store backend, writing every file whole; GX loads it by class and module name."""
+
+    _set = _atomic_set
+
+
+@contextlib.contextmanager
+def atomic_writes(context: AbstractDataContext) -> Iterator[None]:
+    """Inside the block, ``context``'s filesystem stores and data docs sites write every file whole.
+
+    GX writes files in place, so a run killed midway would leave half a suite, checkpoint,
+    result or docs page. Only this context's own stores change, and only for the block:
+    GX's classes and every other context in the process are untouched. Blocks may nest.
+    """
+    backends = [
+        store.store_backend
+        for store in context.stores.values()
+        if type(store.store_backend) is TupleFilesystemStoreBackend and "_set" not in vars(store.store_backend)
+    ]
+    sites = [
+        site["store_backend"]
+        for site in (context.config.data_docs_sites or {}).values()  # the live config; variables return copies
+        if site.get("store_backend", {}).get("class_name") == "TupleFilesystemStoreBackend"
+        and "module_name" not in site["store_backend"]
+    ]
+    for backend in backends:
+        backend._set = MethodType(_atomic_set, backend)  # type: ignore[method-assign]
+    module, _, class_name = ATOMIC_BACKEND.rpartition(".")
+    for site in sites:
+        site.update(class_name=class_name, module_name=module)
+    try:
+        yield
+    finally:
+        for backend in backends:
+            del backend._set
+        for site in sites:
+            site.update(class_name="TupleFilesystemStoreBackend")
+            del site["module_name"]

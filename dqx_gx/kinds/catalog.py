@@ -1,0 +1,369 @@
+"""Every metric kind and value constraint, each declared once (SPEC §1, §3 and §5).
+
+A declaration is read by everything that deals with its kind: the contract's
+words (``MetricRule.expression``), the GX expectation and metric provider
+(``dqx_gx.expectations``), the type check (``dqx_gx.spark.columns``), the reports
+and the row gate. The model is Databricks DQX's ``register_rule``: a rule is a
+named function producing Spark column expressions, here with its words, accepted
+column types and the kind of number it gives beside it.
+
+Spark is bound on first use (:class:`~dqx_gx.lazy.LazyModule`), so loading a
+contract never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from dqx_gx.kinds.kind import (
+    ANY_TYPE,
+    COMPOSITES,
+    NUMBERS,
+    Accepts,
+    Arity,
+    BatchOnly,
+    ConstraintCheck,
+    Kind,
+    On,
+    Param,
+    Pass,
+    Spark,
+    SparkExpression,
+    TypeFamily,
+    Value,
+)
+from dqx_gx.kinds.metric import ConstraintKind, Metric, MetricKind, Scalar
+from dqx_gx.lazy import LazyModule
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+    from pyspark.sql.types import StructField
+
+    from dqx_gx.spark import expressions as X
+    from dqx_gx.spark import formats
+else:
+    F = LazyModule("pyspark.sql.functions")
+    T = LazyModule("pyspark.sql.types")
+    X = LazyModule("dqx_gx.spark.expressions")
+    formats = LazyModule("dqx_gx.spark.formats")
+
+# --- the column types kinds accept --------------------------------------------------------------------
+
+SINGLE_VALUES = Accepts("compares single values", refused=COMPOSITES)
+TEXT_VALUES = Accepts("matches text", refused=COMPOSITES | {TypeFamily.BINARY})
+COMPARABLE = Accepts("cannot compare map values", refused=frozenset({TypeFamily.MAP}), nested=True)
+NUMERIC = Accepts("needs a numeric column", allowed=NUMBERS)
+NUMERIC_OR_BOOLEAN = Accepts("needs a numeric column", allowed=NUMBERS | {TypeFamily.BOOLEAN})
+INSTANTS = Accepts("needs a date or timestamp column", allowed=frozenset({TypeFamily.DATE, TypeFamily.TIMESTAMP}))
+TEXT = Accepts("applies to text", allowed=frozenset({TypeFamily.TEXT}))
+ARRAYS = Accepts("applies to arrays", allowed=frozenset({TypeFamily.ARRAY}))
+
+_LENGTH_OF = {"string": TypeFamily.TEXT, "list": TypeFamily.ARRAY, "map": TypeFamily.MAP}
+
+
+def _lengths(metric: Metric) -> Accepts:
+    wanted = _LENGTH_OF.get(metric.column_type or "")
+    allowed = frozenset({wanted}) if wanted else frozenset()
+    return Accepts(f"with column_type {metric.column_type!r} needs a {metric.column_type} column", allowed=allowed)
+
+
+def _bound(value: Scalar) -> Accepts:
+    if isinstance(value, str):
+        return Accepts(f"{value!r} is a date/time bound", allowed=frozenset({TypeFamily.DATE, TypeFamily.TIMESTAMP}))
+    return NUMERIC
+
+
+WHOLE_BATCH = BatchOnly("a number of the whole batch, not of any row")
+
+# --- value constraints (logicalTypeOptions, the native pattern check) --------------------------------------
+
+
+def _literal(field: StructField, value: Any) -> Column:
+    """A bound as a Spark literal: an ISO date/time string becomes an exact instant of the column's type."""
+    return X.temporal_literal(field, value) if isinstance(value, str) else F.lit(value)
+
+
+CONSTRAINTS: Mapping[ConstraintKind, ConstraintCheck] = {
+    check.kind: check
+    for check in (
+        ConstraintCheck(
+            ConstraintKind.MIN_LENGTH, "length({column}) < {value}", TEXT, lambda c, f, v: F.length(c) < F.lit(v)
+        ),
+        ConstraintCheck(
+            ConstraintKind.MAX_LENGTH, "length({column}) > {value}", TEXT, lambda c, f, v: F.length(c) > F.lit(v)
+        ),
+        ConstraintCheck(ConstraintKind.PATTERN, "{column} !~ /{value}/", TEXT, lambda c, f, v: ~c.rlike(v)),
+        ConstraintCheck(
+            ConstraintKind.FORMAT,
+            "{column} is not a valid {value}",
+            TEXT,
+            lambda c, f, v: ~c.rlike(formats.FORMAT_PATTERNS[v]),
+        ),
+        ConstraintCheck(ConstraintKind.MINIMUM, "{column} < {shown}", _bound, lambda c, f, v: c < _literal(f, v)),
+        ConstraintCheck(ConstraintKind.MAXIMUM, "{column} > {shown}", _bound, lambda c, f, v: c > _literal(f, v)),
+        ConstraintCheck(
+            ConstraintKind.EXCLUSIVE_MINIMUM, "{column} <= {shown}", _bound, lambda c, f, v: c <= _literal(f, v)
+        ),
+        ConstraintCheck(
+            ConstraintKind.EXCLUSIVE_MAXIMUM, "{column} >= {shown}", _bound, lambda c, f, v: c >= _literal(f, v)
+        ),
+        ConstraintCheck(
+            ConstraintKind.MULTIPLE_OF,
+            "{column} % {value} != 0",
+            Accepts("applies to integer columns", allowed=frozenset({TypeFamily.INTEGER})),
+            lambda c, f, v: F.pmod(c, F.lit(v)) != 0,
+        ),
+        ConstraintCheck(
+            ConstraintKind.MIN_ITEMS, "size({column}) < {value}", ARRAYS, lambda c, f, v: F.size(c) < F.lit(v)
+        ),
+        ConstraintCheck(
+            ConstraintKind.MAX_ITEMS, "size({column}) > {value}", ARRAYS, lambda c, f, v: F.size(c) > F.lit(v)
+        ),
+        ConstraintCheck(
+            ConstraintKind.UNIQUE_ITEMS,
+            "{column} has repeated items",
+            Accepts(
+                "applies to arrays of comparable items",
+                allowed=frozenset({TypeFamily.ARRAY}),
+                refused=frozenset({TypeFamily.MAP}),
+                nested=True,
+            ),
+            lambda c, f, v: F.size(F.array_distinct(c)) != F.size(c),
+        ),
+    )
+}
+
+
+def _violation(on: On) -> Column:
+    """True for a non-null value breaking the metric's constraint."""
+    constraint = on.metric.constraint
+    assert constraint is not None
+    return on.column.isNotNull() & CONSTRAINTS[constraint.kind].violates(on.column, on.field, constraint.value)
+
+
+def _violation_words(metric: Metric) -> str:
+    assert metric.constraint is not None
+    check = CONSTRAINTS[metric.constraint.kind]
+    return f"count_if({check.describe(', '.join(metric.columns), metric.constraint.value)})"
+
+
+def _violation_accepts(metric: Metric) -> Accepts:
+    assert metric.constraint is not None
+    return CONSTRAINTS[metric.constraint.kind].accepts_for(metric.constraint.value)
+
+
+# --- the kinds ------------------------------------------------------------------------------------------
+
+
+def _is_in(on: On) -> Column:
+    return X.is_in(on.column, on.field, on.metric.values)
+
+
+def _distinct(on: On) -> Column:
+    """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count)."""
+    return F.count_distinct(on.column if len(on.columns) == 1 else F.struct(*on.columns))
+
+
+def _sum(on: On) -> Column:
+    """Exact for integers: summed as decimal(38,0), as DuckDB sums into a 128-bit integer."""
+    column = on.column.cast("decimal(38,0)") if isinstance(on.field.dataType, T.IntegralType) else on.column
+    return X.with_nan_flag(F.try_sum(column))
+
+
+def _length(statistic: str) -> SparkExpression:
+    def aggregate(on: On) -> Column:
+        size = F.length(on.column) if on.metric.column_type == "string" else F.size(on.column)
+        return X.with_nan_flag(getattr(F, statistic)(F.when(on.column.isNotNull(), size)))
+
+    return aggregate
+
+
+def _instant(on: On) -> Column:
+    value = F.max(on.column) if on.metric.aggregation == "max" else F.min(on.column)
+    return X.instant_micros(value, on.field)
+
+
+def _freshness_words(metric: Metric) -> str:
+    columns = ", ".join(metric.columns)
+    return f"freshness_hours({columns}, oldest)" if metric.aggregation == "min" else f"freshness_hours({columns})"
+
+
+def _statistic(
+    expectation: str,
+    metric: MetricKind,
+    accepts: Accepts | Callable[[Metric], Accepts],
+    aggregate: SparkExpression,
+    **more: Any,
+) -> Kind:
+    """A floating statistic of the column's non-null values: batch-only, read back as ``[value, is_nan]``."""
+    return Kind(
+        metric,
+        reads=f"{metric.value}({{columns}})",
+        accepts=accepts,
+        value=Value.NUMBER,
+        spark=Spark(aggregate, WHOLE_BATCH, result_type="struct<v:double,nan:boolean>"),
+        expectation=expectation,
+        **more,
+    )
+
+
+KINDS: Mapping[MetricKind, Kind] = {
+    kind.metric: kind
+    for kind in (
+        Kind(
+            MetricKind.NUM_ROWS,
+            reads="num_rows()",
+            accepts=ANY_TYPE,
+            value=Value.COUNT,
+            spark=Spark(lambda on: X.num_rows(), WHOLE_BATCH),
+            expectation="expect_dqx_row_count",
+            arity=Arity.NONE,
+        ),
+        Kind(
+            MetricKind.NULL_COUNT,
+            reads="null_count({columns})",
+            accepts=ANY_TYPE,
+            value=Value.ROWS,
+            spark=Spark(lambda on: X.count_if(on.column.isNull()), lambda on: on.column.isNull()),
+            expectation="expect_dqx_null_count",
+        ),
+        Kind(
+            MetricKind.MISSING_COUNT,
+            reads="null_count({columns}) + count_values({columns}, {values})",
+            accepts=SINGLE_VALUES,
+            value=Value.ROWS,
+            spark=Spark(
+                lambda on: X.count_if(on.column.isNull()) + X.count_if(_is_in(on)),
+                lambda on: on.column.isNull() | X.counted(_is_in(on)),
+            ),
+            expectation="expect_dqx_missing_count",
+            params=(Param.VALUES,),
+        ),
+        Kind(
+            MetricKind.INVALID_COUNT,
+            reads="num_rows() - count_values({columns}, {values})",
+            accepts=SINGLE_VALUES,
+            value=Value.ROWS,
+            spark=Spark(lambda on: X.num_rows() - X.count_if(_is_in(on)), lambda on: ~X.counted(_is_in(on))),
+            expectation="expect_dqx_invalid_count",
+            params=(Param.VALUES,),
+        ),
+        Kind(
+            MetricKind.COUNT_VALUES,
+            reads="count_values({columns}, {values})",
+            accepts=SINGLE_VALUES,
+            value=Value.ROWS,
+            spark=Spark(lambda on: X.count_if(_is_in(on)), lambda on: X.counted(_is_in(on))),
+            expectation="expect_dqx_value_count",
+            params=(Param.VALUES,),
+        ),
+        Kind(
+            MetricKind.PATTERN_INVALID_COUNT,
+            reads="num_rows() - count_matching({columns}, /{pattern}/)",
+            accepts=TEXT_VALUES,
+            value=Value.ROWS,
+            spark=Spark(
+                lambda on: X.num_rows() - X.count_if(X.matches(on.column, str(on.metric.pattern))),
+                lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),
+            ),
+            expectation="expect_dqx_pattern_invalid_count",
+            params=(Param.PATTERN,),
+        ),
+        Kind(
+            MetricKind.VIOLATION_COUNT,
+            reads=_violation_words,
+            accepts=_violation_accepts,
+            value=Value.ROWS,
+            spark=Spark(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
+            expectation="expect_dqx_violation_count",
+            params=(Param.CONSTRAINT,),
+        ),
+        Kind(
+            MetricKind.DUPLICATE_COUNT,
+            reads="duplicate_count({columns})",
+            accepts=COMPARABLE,
+            value=Value.ROWS,
+            spark=Spark(
+                lambda on: X.num_rows() - _distinct(on),
+                BatchOnly("row marks for duplicates arrive with the row-level gate"),
+                pass_=Pass.SECOND,
+            ),
+            expectation="expect_dqx_duplicate_count",
+            arity=Arity.MANY,
+        ),
+        Kind(
+            MetricKind.CARDINALITY,
+            reads="cardinality({columns})",
+            accepts=COMPARABLE,
+            value=Value.COUNT,
+            spark=Spark(_distinct, WHOLE_BATCH, pass_=Pass.SECOND),
+            expectation="expect_dqx_cardinality",
+        ),
+        Kind(
+            MetricKind.COUNT,
+            reads="count({columns})",
+            accepts=ANY_TYPE,
+            value=Value.COUNT,
+            spark=Spark(lambda on: X.num_rows() - X.count_if(on.column.isNull()), WHOLE_BATCH),
+            expectation="expect_dqx_count",
+        ),
+        _statistic("expect_dqx_min", MetricKind.MIN, NUMERIC_OR_BOOLEAN, lambda on: X.with_nan_flag(F.min(on.column))),
+        _statistic("expect_dqx_max", MetricKind.MAX, NUMERIC_OR_BOOLEAN, lambda on: X.with_nan_flag(F.max(on.column))),
+        _statistic("expect_dqx_mean", MetricKind.MEAN, NUMERIC, lambda on: X.with_nan_flag(F.try_avg(on.column))),
+        _statistic("expect_dqx_sum", MetricKind.SUM, NUMERIC, _sum),
+        _statistic(
+            "expect_dqx_variance",
+            MetricKind.VARIANCE,
+            NUMERIC,
+            lambda on: X.with_nan_flag(F.var_samp(on.column.cast("double"))),
+        ),
+        _statistic(
+            "expect_dqx_stddev",
+            MetricKind.STDDEV,
+            NUMERIC,
+            lambda on: X.with_nan_flag(F.sqrt(F.var_samp(on.column.cast("double")))),
+        ),
+        Kind(
+            MetricKind.PERCENTILE,
+            reads="percentile({columns}, {percentile})",
+            accepts=NUMERIC,
+            value=Value.NUMBER,
+            spark=Spark(
+                lambda on: X.with_nan_flag(
+                    F.percentile(on.column.cast("double"), F.lit(float(on.metric.percentile or 0.0)))
+                ),
+                WHOLE_BATCH,
+                result_type="struct<v:double,nan:boolean>",
+            ),
+            expectation="expect_dqx_percentile",
+            params=(Param.PERCENTILE,),
+        ),
+        _statistic(
+            "expect_dqx_min_length", MetricKind.MIN_LENGTH, _lengths, _length("min"), params=(Param.COLUMN_TYPE,)
+        ),
+        _statistic(
+            "expect_dqx_max_length", MetricKind.MAX_LENGTH, _lengths, _length("max"), params=(Param.COLUMN_TYPE,)
+        ),
+        _statistic(
+            "expect_dqx_avg_length", MetricKind.AVG_LENGTH, _lengths, _length("avg"), params=(Param.COLUMN_TYPE,)
+        ),
+        Kind(
+            MetricKind.FRESHNESS_HOURS,
+            reads=_freshness_words,
+            accepts=INSTANTS,
+            value=Value.AGE,
+            spark=Spark(_instant, WHOLE_BATCH),
+            expectation="expect_dqx_freshness",
+            params=(Param.AGGREGATION,),
+            subject="freshness",
+        ),
+    )
+}
+
+
+def kind_of(metric: Metric | MetricKind) -> Kind:
+    """The declaration of a metric's kind."""
+    return KINDS[metric.kind if isinstance(metric, Metric) else metric]

@@ -1,0 +1,283 @@
+"""What a rule kind is: the one declaration every layer reads.
+
+A :class:`Kind` says, for one :class:`~dqx_gx.kinds.metric.MetricKind`, how the
+metric reads in words, which column types it can measure, what sort of value it
+gives, which metric fields it takes, and its Spark side: the aggregate
+expression of the batch verdict and the rows it marks (or that it is
+batch-only). The GX expectation, the metric provider, the type check, the
+report text and the row gate are all built from it, so adding a kind is one
+declaration in :mod:`dqx_gx.kinds.catalog` plus its test.
+
+Nothing here imports Spark: the Spark side is a pair of functions called only
+when a plan is built, so loading and linting contracts never start a JVM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from dqx_gx.kinds.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import StructField
+
+    from dqx_gx.rules.threshold import Interval
+
+
+class TypeFamily(StrEnum):
+    """Engine-neutral sorts of column: a backend maps its own types onto these."""
+
+    TEXT = "text"
+    INTEGER = "integer"
+    FRACTIONAL = "fractional"
+    BOOLEAN = "boolean"
+    DATE = "date"
+    TIMESTAMP = "timestamp"
+    TIME = "time"
+    BINARY = "binary"
+    ARRAY = "array"
+    MAP = "map"
+    STRUCT = "struct"
+    OTHER = "other"
+
+
+NUMBERS = frozenset({TypeFamily.INTEGER, TypeFamily.FRACTIONAL})
+COMPOSITES = frozenset({TypeFamily.ARRAY, TypeFamily.MAP, TypeFamily.STRUCT})
+
+
+@dataclass(frozen=True)
+class Accepts:
+    """The column types a kind can measure, and the phrase that says so when a column is of another type.
+
+    ``allowed`` (None: any type) is checked on the column's own type; ``refused`` on its own
+    type, or anywhere inside it when ``nested`` (a map inside an array cannot be compared).
+    """
+
+    phrase: str = ""
+    allowed: frozenset[TypeFamily] | None = None
+    refused: frozenset[TypeFamily] = frozenset()
+    nested: bool = False
+
+    def problem(self, subject: str, family: TypeFamily, inside: frozenset[TypeFamily], column: str) -> str | None:
+        """Why a column of this type cannot be measured (``column`` says what it is), or None."""
+        if self.allowed is not None and family not in self.allowed:
+            return f"{subject} {self.phrase}; {column}"
+        if (inside if self.nested else {family}) & self.refused:
+            return f"{subject} {self.phrase}; {column}"
+        return None
+
+
+ANY_TYPE = Accepts()
+
+
+class Value(StrEnum):
+    """What a kind's number is, which decides how it is read back and reported."""
+
+    ROWS = "rows"
+    """A count of rows: reported as a count, a fraction or a percentage of all rows (:class:`Scale`)."""
+    COUNT = "count"
+    """A count that is not a share of the rows (num_rows, count, cardinality)."""
+    NUMBER = "number"
+    """A statistic of the values, NaN kept apart from NULL."""
+    AGE = "age"
+    """Hours between "now" (a run-time parameter) and an instant in the data."""
+
+
+class Arity(StrEnum):
+    """How many columns a metric reads, and so whether it is stored as ``column`` or ``columns``."""
+
+    NONE = "none"
+    ONE = "one"
+    MANY = "many"
+
+
+class Param(StrEnum):
+    """Metric fields a kind takes besides its columns (each one expectation argument)."""
+
+    VALUES = "values"
+    PATTERN = "pattern"
+    PERCENTILE = "percentile"
+    COLUMN_TYPE = "column_type"
+    CONSTRAINT = "constraint"
+    """Two arguments: ``constraint`` (its kind) and ``value``."""
+    AGGREGATION = "aggregation"
+
+
+class Pass(StrEnum):
+    """Which shared aggregate pass computes a kind (DEVELOPERS.md, "Two passes at most")."""
+
+    FIRST = "first"
+    SECOND = "second"
+    """``count(DISTINCT)``: Spark expands every row once per distinct aggregate, so these share the
+    second pass with GX's own map metrics instead of slowing the first."""
+
+
+@dataclass(frozen=True)
+class On:
+    """What a kind's Spark expressions are built on: the metric and its columns as found in the batch."""
+
+    metric: Metric
+    fields: tuple[StructField, ...]
+    columns: tuple[Column, ...]
+    """References to ``fields`` that survive any name (dots, spaces, backticks)."""
+    interval: Interval | None = None
+    """The rule's pass interval, for kinds whose marks depend on it (min, max)."""
+
+    @property
+    def field(self) -> StructField:
+        return self.fields[0]
+
+    @property
+    def column(self) -> Column:
+        return self.columns[0]
+
+
+SparkExpression = Callable[[On], "Column"]
+
+
+@dataclass(frozen=True)
+class BatchOnly:
+    """The mark of a kind that is a number of the whole batch: it never marks rows (SPEC §5)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Spark:
+    """A kind's Spark side: one aggregate for the batch verdict, and the rows it marks."""
+
+    aggregate: SparkExpression
+    """One aggregate expression over the batch; it must never fail (a column it cannot measure is
+    refused before, by :attr:`Kind.accepts`), else Spark would fail the whole shared pass."""
+    marks: SparkExpression | BatchOnly
+    """A predicate true for the rows the rule counts (row-level kinds), or why there are none."""
+    result_type: str = "bigint"
+    """The Spark type of the aggregate, for the typed NULL given when the column cannot be measured."""
+    pass_: Pass = Pass.FIRST
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One metric kind, declared once."""
+
+    metric: MetricKind
+    reads: str | Callable[[Metric], str]
+    """The metric in DQX's notation; ``{columns}``, ``{values}``, ``{pattern}`` and ``{percentile}`` are filled in."""
+    accepts: Accepts | Callable[[Metric], Accepts]
+    value: Value
+    spark: Spark
+    expectation: str
+    """The GX expectation type that suites store it as (stable: stored suites name it)."""
+    arity: Arity = Arity.ONE
+    params: tuple[Param, ...] = ()
+    subject: str | None = None
+    """How type problems name the kind (default: its metric name)."""
+
+    @property
+    def row_level(self) -> bool:
+        return not isinstance(self.spark.marks, BatchOnly)
+
+    def describe(self, metric: Metric) -> str:
+        """The metric as a formula, e.g. ``null_count(order_id)`` or ``100 * null_count(a) / num_rows()``."""
+        if callable(self.reads):
+            base = self.reads(metric)
+        else:
+            base = self.reads.format(
+                columns=", ".join(metric.columns),
+                values=values_text(metric.values),
+                pattern=metric.pattern,
+                percentile=metric.percentile,
+            )
+        if self.value is not Value.ROWS or metric.scale is Scale.COUNT:
+            return base
+        if " + " in base or " - " in base:
+            base = f"({base})"
+        return f"{base} / num_rows()" if metric.scale is Scale.FRACTION else f"100 * {base} / num_rows()"
+
+    def accepts_for(self, metric: Metric) -> Accepts:
+        return self.accepts(metric) if callable(self.accepts) else self.accepts
+
+    def type_problem(
+        self, metric: Metric, family: TypeFamily, inside: frozenset[TypeFamily], column: str
+    ) -> str | None:
+        """Why this metric cannot be measured on a column of that type, or None."""
+        subject = self.subject or self.metric.value
+        if self.metric is MetricKind.VIOLATION_COUNT and metric.constraint is not None:
+            subject = metric.constraint.kind.value
+        return self.accepts_for(metric).problem(subject, family, inside, column)
+
+    # --- the expectation arguments of a metric, both ways (suites store them) ---------------------------
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        """The names :meth:`arguments` gives, in order."""
+        names = {Arity.NONE: (), Arity.ONE: ("column",), Arity.MANY: ("columns",)}[self.arity]
+        for param in self.params:
+            names += ("constraint", "value") if param is Param.CONSTRAINT else (param.value,)
+        return (*names, "scale") if self.value is Value.ROWS else names
+
+    def arguments(self, metric: Metric) -> dict[str, Any]:
+        """The expectation arguments that carry ``metric`` (columns, the kind's params, the scale)."""
+        arguments: dict[str, Any] = {}
+        if self.arity is Arity.ONE:
+            arguments["column"] = metric.column
+        elif self.arity is Arity.MANY:
+            arguments["columns"] = list(metric.columns)
+        for param in self.params:
+            if param is Param.CONSTRAINT:
+                assert metric.constraint is not None
+                arguments.update(constraint=metric.constraint.kind.value, value=metric.constraint.value)
+            elif param is Param.VALUES:
+                arguments["values"] = list(metric.values)
+            else:
+                arguments[param.value] = getattr(metric, param.value)
+        if self.value is Value.ROWS:
+            arguments["scale"] = metric.scale.value
+        return arguments
+
+    def metric_of(self, arguments: Mapping[str, Any]) -> Metric:
+        """The metric stored expectation arguments describe (inverse of :meth:`arguments`)."""
+        columns: tuple[str, ...] = ()
+        if self.arity is Arity.ONE:
+            columns = (arguments["column"],)
+        elif self.arity is Arity.MANY:
+            columns = tuple(arguments["columns"])
+        fields: dict[str, Any] = {}
+        for param in self.params:
+            if param is Param.CONSTRAINT:
+                fields["constraint"] = Constraint(ConstraintKind(arguments["constraint"]), arguments["value"])
+            elif param is Param.VALUES:
+                fields["values"] = tuple(arguments["values"])
+            else:
+                fields[param.value] = arguments[param.value]
+        return Metric(self.metric, columns, scale=Scale(arguments.get("scale", Scale.COUNT)), **fields)
+
+
+@dataclass(frozen=True)
+class ConstraintCheck:
+    """One ``logicalTypeOptions`` constraint, declared once: its words, the types it applies to, its predicate."""
+
+    kind: ConstraintKind
+    reads: str
+    """The violating condition; ``{column}`` and ``{value}`` (``{shown}``: strings quoted) are filled in."""
+    accepts: Accepts | Callable[[Scalar], Accepts]
+    violates: Callable[[Column, StructField, Any], Column]
+    """True for a non-null value that breaks the constraint."""
+
+    def describe(self, column: str, value: Scalar) -> str:
+        shown = repr(value) if isinstance(value, str) else str(value)
+        return self.reads.format(column=column, value=value, shown=shown)
+
+    def accepts_for(self, value: Scalar) -> Accepts:
+        return self.accepts(value) if callable(self.accepts) else self.accepts
+
+
+def values_text(values: tuple[Scalar, ...], limit: int = 6) -> str:
+    """A value list as expressions show it: the first few, then how many in all."""
+    shown = ", ".join(repr(v) for v in values[:limit])
+    more = f", … {len(values)} values" if len(values) > limit else ""
+    return f"[{shown}{more}]"

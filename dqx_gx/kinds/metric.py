@@ -1,0 +1,99 @@
+"""Metrics: what a rule measures, independent of the engine that measures it.
+
+The names and definitions are SPEC §1's (DQX's ``MetricProvider`` vocabulary);
+an engine backend (``dqx_gx.expectations``) maps each :class:`MetricKind` to its
+own computation and must return exactly these numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+Scalar = str | int | float | bool
+"""A value a column may be compared with (set membership, sentinels)."""
+
+
+class MetricKind(StrEnum):
+    NUM_ROWS = "num_rows"
+    NULL_COUNT = "null_count"
+    MISSING_COUNT = "missing_count"
+    """NULLs plus rows equal to one of the sentinel values."""
+    INVALID_COUNT = "invalid_count"
+    """Rows whose value is not in the valid set; NULL is never valid."""
+    COUNT_VALUES = "count_values"
+    """Rows whose value is in the set; NULL never matches."""
+    PATTERN_INVALID_COUNT = "pattern_invalid_count"
+    """Rows that are NULL or do not match the pattern."""
+    DUPLICATE_COUNT = "duplicate_count"
+    CARDINALITY = "cardinality"
+    MIN = "min"
+    MAX = "max"
+    MEAN = "mean"
+    SUM = "sum"
+    COUNT = "count"
+    VARIANCE = "variance"
+    STDDEV = "stddev"
+    PERCENTILE = "percentile"
+    MIN_LENGTH = "min_length"
+    MAX_LENGTH = "max_length"
+    AVG_LENGTH = "avg_length"
+    FRESHNESS_HOURS = "freshness_hours"
+    """Hours between "now" (given at run time) and the newest value of a date/timestamp column."""
+    VIOLATION_COUNT = "violation_count"
+    """Non-null rows breaking a declared value constraint (logicalTypeOptions)."""
+
+
+class Scale(StrEnum):
+    """How a count is reported."""
+
+    COUNT = "count"
+    FRACTION = "fraction"
+    """count / num_rows, 0–1: a DQX custom rule's ``return: pct``."""
+    PERCENT = "percent"
+    """100 × count / num_rows, 0–100: an ODCS library rule's ``unit: percent``."""
+
+
+class ConstraintKind(StrEnum):
+    """Value constraints from ``logicalTypeOptions``; a row violates one when the predicate holds."""
+
+    MIN_LENGTH = "minLength"
+    MAX_LENGTH = "maxLength"
+    PATTERN = "pattern"
+    FORMAT = "format"
+    MINIMUM = "minimum"
+    MAXIMUM = "maximum"
+    EXCLUSIVE_MINIMUM = "exclusiveMinimum"
+    EXCLUSIVE_MAXIMUM = "exclusiveMaximum"
+    MULTIPLE_OF = "multipleOf"
+    MIN_ITEMS = "minItems"
+    MAX_ITEMS = "maxItems"
+    UNIQUE_ITEMS = "uniqueItems"
+
+
+@dataclass(frozen=True)
+class Constraint:
+    kind: ConstraintKind
+    value: Scalar
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A measurement over one batch. Only the fields its kind uses are set."""
+
+    kind: MetricKind
+    columns: tuple[str, ...] = ()
+    values: tuple[Scalar, ...] = ()
+    pattern: str | None = None
+    percentile: float | None = None
+    column_type: str | None = None
+    """``string``, ``list`` or ``map`` for the length metrics."""
+    constraint: Constraint | None = None
+    aggregation: str = "max"
+    """Freshness only: age of the newest (``max``) or the oldest (``min``) value."""
+    scale: Scale = Scale.COUNT
+
+    @property
+    def column(self) -> str | None:
+        """The single column of a column metric (``None`` for table metrics)."""
+        return self.columns[0] if len(self.columns) == 1 else None

@@ -1,0 +1,127 @@
+"""A contract's columns in a Spark batch: found the way Spark resolves names, and sorted into type families.
+
+Metrics are computed in one ``df.agg`` shared by the whole suite, so an expression
+that fails inside Spark (a missing column, ``avg`` of a string in ANSI mode,
+``count(DISTINCT)`` of a map) would fail every rule at once. Every kind therefore
+checks the column first (:func:`type_problem`, reading the kind's declaration) and
+measures nothing on a column it cannot handle; the expectation reports the same reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    CharType,
+    DataType,
+    DateType,
+    FractionalType,
+    IntegralType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+    TimeType,
+    VarcharType,
+)
+
+from dqx_gx.kinds import Kind, Metric, TypeFamily
+
+_FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily], ...] = (
+    ((StringType, CharType, VarcharType), TypeFamily.TEXT),
+    (IntegralType, TypeFamily.INTEGER),
+    (FractionalType, TypeFamily.FRACTIONAL),
+    (BooleanType, TypeFamily.BOOLEAN),
+    (DateType, TypeFamily.DATE),
+    ((TimestampType, TimestampNTZType), TypeFamily.TIMESTAMP),
+    (TimeType, TypeFamily.TIME),
+    (BinaryType, TypeFamily.BINARY),
+    (ArrayType, TypeFamily.ARRAY),
+    (MapType, TypeFamily.MAP),
+    (StructType, TypeFamily.STRUCT),
+)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A batch's columns, looked up the way Spark resolves names (``spark.sql.caseSensitive``).
+
+    Case-insensitive (Spark's default): a name finds the one column equal to it
+    ignoring case; a name equal to several (``b`` and ``B``) is ambiguous, and Spark
+    would refuse it. Case-sensitive: only the exact name.
+    """
+
+    schema: StructType
+    case_sensitive: bool = False
+
+    @classmethod
+    def of(cls, frame: DataFrame) -> Columns:
+        setting = frame.sparkSession.conf.get("spark.sql.caseSensitive", "false")
+        return cls(frame.schema, str(setting).lower() == "true")
+
+    def find(self, name: str) -> StructField | None:
+        matches = self._matches(name)
+        return matches[0] if len(matches) == 1 else None
+
+    def missing(self, name: str) -> str:
+        """Why ``find(name)`` found nothing."""
+        matches = self._matches(name)
+        if len(matches) > 1:
+            found = ", ".join(f.name for f in matches)
+            return (
+                f"column {name!r} is ambiguous: Spark matches names ignoring case and the batch has {found} "
+                "(set spark.sql.caseSensitive=true to tell them apart)"
+            )
+        names = [f.name for f in self.schema.fields]
+        shown = ", ".join(repr(n) for n in names[:12]) + (f", … {len(names)} columns" if len(names) > 12 else "")
+        return f"column {name!r} is not in the batch (it has: {shown or 'no columns'})"
+
+    def _matches(self, name: str) -> list[StructField]:
+        if self.case_sensitive:
+            return [f for f in self.schema.fields if f.name == name]
+        return [f for f in self.schema.fields if f.name.lower() == name.lower()]
+
+
+def quote_identifier(name: str) -> str:
+    """``name`` as a Spark SQL identifier in backticks: survives dots, spaces and backticks."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def spark_column(field: StructField) -> Column:
+    """A column reference that survives dots, spaces and backticks in the name."""
+    return F.col(quote_identifier(field.name))
+
+
+def type_text(data_type: DataType) -> str:
+    return data_type.simpleString()
+
+
+def family(data_type: DataType) -> TypeFamily:
+    """The engine-neutral sort of a Spark type."""
+    return next((found for types, found in _FAMILIES if isinstance(data_type, types)), TypeFamily.OTHER)
+
+
+def families_within(data_type: DataType) -> frozenset[TypeFamily]:
+    """The families of a type and of every type nested inside it."""
+    found = {family(data_type)}
+    if isinstance(data_type, ArrayType):
+        found |= families_within(data_type.elementType)
+    elif isinstance(data_type, MapType):
+        found |= families_within(data_type.keyType) | families_within(data_type.valueType)
+    elif isinstance(data_type, StructType):
+        for inner in data_type.fields:
+            found |= families_within(inner.dataType)
+    return frozenset(found)
+
+
+def type_problem(kind: Kind, metric: Metric, field: StructField) -> str | None:
+    """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types."""
+    dt = field.dataType
+    return kind.type_problem(metric, family(dt), families_within(dt), f"{field.name!r} is {type_text(dt)}")

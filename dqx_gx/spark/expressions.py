@@ -1,0 +1,78 @@
+"""The Spark expressions the kind declarations (``dqx_gx.kinds.catalog``) are written in.
+
+Values are SPEC §1's (DQX's DuckDB SQL): NULLs are never counted as values, NaN
+is a value, and a count taken with ``COUNT_IF`` is NULL when no row gave the
+predicate a value. Floating results travel as ``[value, is_nan]`` because GX
+turns NaN into None on the way back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import DateType, StructField, TimestampType
+
+from dqx_gx.rules.timestamps import as_utc, epoch_micros
+
+DOUBLE = "double"
+LONG = "bigint"
+NUMBER = "struct<v:double,nan:boolean>"
+"""The Spark type of :func:`with_nan_flag`."""
+
+
+def count_if(predicate: Column) -> Column:
+    """DuckDB's ``COUNT_IF``, which DQX counts with: NULL, not 0, when no row gives the
+    predicate a non-NULL value (an empty batch, or a comparison on an all-NULL column)."""
+    return F.when(F.count(predicate) > 0, F.count_if(predicate))
+
+
+def num_rows() -> Column:
+    return F.count(F.lit(1))
+
+
+def with_nan_flag(value: Column) -> Column:
+    """``[value as double, is NaN]``: GX returns NaN as None, the flag keeps it apart from NULL."""
+    as_double = value.cast(DOUBLE)
+    return F.struct(as_double, F.isnan(as_double))
+
+
+def is_in(column: Column, field: StructField, values: Sequence[Any]) -> Column:
+    """``column IN values``, each value converted to the column's type; NULL for a NULL value.
+
+    With no values (a list of only NULLs), false for every value and NULL for NULL, as ``IN ()`` would be.
+    """
+    if not values:
+        return F.when(column.isNotNull(), F.lit(False))
+    return column.isin(*[F.lit(v).try_cast(field.dataType) for v in values])
+
+
+def matches(column: Column, pattern: str) -> Column:
+    """The value's text contains a match of ``pattern`` (a Java regex search, as ODCS/JSON Schema mean it)."""
+    return column.cast("string").rlike(pattern)
+
+
+def counted(predicate: Column) -> Column:
+    """A row mark from a predicate that may be NULL: NULL never marks a row."""
+    return F.coalesce(predicate, F.lit(False))
+
+
+def instant_micros(value: Column, field: StructField) -> Column:
+    """A date or timestamp as microseconds since the epoch, UTC: a date is midnight UTC, a timestamp
+    without time zone is read as UTC (independent of the session time zone)."""
+    if isinstance(field.dataType, DateType):
+        return F.unix_date(value).cast(LONG) * F.lit(86_400_000_000)
+    if isinstance(field.dataType, TimestampType):
+        return F.unix_micros(value)
+    return F.timestamp_diff("MICROSECOND", F.lit("1970-01-01 00:00:00").cast("timestamp_ntz"), value)
+
+
+def temporal_literal(field: StructField, value: str) -> Column:
+    """An exact date/timestamp literal of the column's type, independent of the session time zone."""
+    if isinstance(field.dataType, DateType):
+        return F.lit(as_utc(value).date())
+    if isinstance(field.dataType, TimestampType):
+        return F.timestamp_micros(F.lit(epoch_micros(value)))
+    return F.lit(as_utc(value).strftime("%Y-%m-%d %H:%M:%S.%f")).cast("timestamp_ntz")

@@ -1,0 +1,166 @@
+"""Pins for every assumption dqx_gx.gx_private makes about GX's private API and extension hooks.
+
+Each test fails loudly, naming the assumption, when a GX upgrade breaks it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from unittest import mock
+
+import great_expectations as gx
+import great_expectations.expectations as gxe
+import pytest
+from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
+from great_expectations.datasource.fluent import SparkDatasource
+from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.metrics.metric_provider import MetricProvider
+from great_expectations.expectations.registry import get_renderer_impl
+from great_expectations.render import LegacyRendererType
+
+from dqx_gx.expectations.base import DqxExpectation
+from dqx_gx.expectations.catalog import EXPECTATIONS
+from dqx_gx.files import write_atomically
+from dqx_gx.gx_private import (
+    AtomicFilesystemStoreBackend,
+    add_spark_datasource,
+    atomic_writes,
+    expectations_equal,
+    registered_expectation_types,
+)
+from dqx_gx.kinds import MetricKind
+from tests.conftest import ROOT
+
+
+def test_gx_tells_equal_expectations_apart_ignoring_meta() -> None:
+    first = gxe.ExpectColumnValuesToNotBeNull(column="a", meta={"rule": 1})
+    assert expectations_equal(first, gxe.ExpectColumnValuesToNotBeNull(column="a", meta={"rule": 2}))
+    assert not expectations_equal(first, gxe.ExpectColumnValuesToNotBeNull(column="b"))
+
+
+def test_gx_merges_equal_expectations_in_a_suite_which_is_why_we_compare_first() -> None:
+    gx.get_context(mode="ephemeral")  # add_expectation needs an active context
+    suite = gx.ExpectationSuite(name="s")
+    suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column="a", meta={"rule": 1}))
+    suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column="a", meta={"rule": 2}))
+    assert len(suite.expectations) == 1
+
+
+def test_the_expectation_registry_holds_gx_and_dqx_gx_types() -> None:
+    registered = registered_expectation_types()
+    assert registered["expect_column_values_to_not_be_null"] is gxe.ExpectColumnValuesToNotBeNull
+    assert registered["expect_dqx_null_count"] is EXPECTATIONS[MetricKind.NULL_COUNT]
+
+
+def test_a_spark_datasource_is_added_without_a_spark_session() -> None:
+    context = gx.get_context(mode="ephemeral")
+    with mock.patch("pyspark.sql.SparkSession.builder") as builder:
+        datasource = add_spark_datasource(context, "ds")
+    builder.getOrCreate.assert_not_called()
+    assert isinstance(datasource, SparkDatasource) and datasource.persist is False
+    assert context.data_sources.all()["ds"] is datasource or context.data_sources.get("ds").name == "ds"
+
+
+def test_the_filesystem_backend_writes_through_set_at_the_path_its_key_names(tmp_path: Path) -> None:
+    backend = TupleFilesystemStoreBackend(base_directory=str(tmp_path), root_directory=str(tmp_path))
+    assert inspect.signature(TupleFilesystemStoreBackend._set).parameters.keys() >= {"key", "value"}
+    assert backend.full_base_directory == str(tmp_path)
+    assert backend._convert_key_to_filepath(("suite",)) == "suite"
+    AtomicFilesystemStoreBackend._set(backend, ("x",), "{}")
+    assert (tmp_path / "x").read_text() == "{}"
+
+
+def _file_context(root: Path) -> gx.data_context.AbstractDataContext:
+    return gx.get_context(mode="file", project_root_dir=str(root))
+
+
+def test_atomic_writes_change_only_this_contexts_stores_for_the_block(tmp_path: Path) -> None:
+    ours, theirs = _file_context(tmp_path / "ours"), _file_context(tmp_path / "theirs")
+    original = TupleFilesystemStoreBackend._set
+    with mock.patch("dqx_gx.gx_private.write_atomically", wraps=write_atomically) as written:
+        with atomic_writes(ours):
+            ours.suites.add(gx.ExpectationSuite(name="ours"))
+            theirs.suites.add(gx.ExpectationSuite(name="theirs"))
+            assert TupleFilesystemStoreBackend._set is original
+            site = ours.variables.data_docs_sites["local_site"]["store_backend"]
+            assert (site["class_name"], site["module_name"]) == ("AtomicFilesystemStoreBackend", "dqx_gx.gx_private")
+        paths = [call.args[0] for call in written.call_args_list]
+    assert any(p.endswith("ours.json") for p in paths)
+    assert not any("theirs" in p for p in paths)
+    assert ours.variables.data_docs_sites["local_site"]["store_backend"] == {
+        "class_name": "TupleFilesystemStoreBackend",
+        "base_directory": "uncommitted/data_docs/local_site/",
+    }
+    assert all("_set" not in vars(store.store_backend) for store in ours.stores.values())
+
+
+def test_data_docs_pages_are_written_whole_inside_the_block(tmp_path: Path) -> None:
+    context = _file_context(tmp_path)
+    with mock.patch("dqx_gx.gx_private.write_atomically", wraps=write_atomically) as written, atomic_writes(context):
+        context.build_data_docs()
+    assert any(call.args[0].endswith("index.html") for call in written.call_args_list)
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "suite.json"
+    target.write_text("old")
+    with mock.patch("os.replace", side_effect=OSError("disk full")), pytest.raises(OSError, match="disk full"):
+        write_atomically(target, b"new")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.json"]
+
+
+def test_written_files_keep_the_umask_mode_and_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
+    previous = os.umask(0o027)
+    try:
+        assert write_atomically(tmp_path / "new.json", b"{}")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
+    os.utime(tmp_path / "new.json", (1_000_000, 1_000_000))
+    assert not write_atomically(tmp_path / "new.json", b"{}")
+    assert (tmp_path / "new.json").stat().st_mtime == 1_000_000
+    assert write_atomically(tmp_path / "new.json", b"{ }")
+    assert (tmp_path / "new.json").read_bytes() == b"{ }"
+
+
+def test_the_extension_hooks_dqx_gx_overrides_keep_their_signatures() -> None:
+    assert list(inspect.signature(Expectation._validate).parameters) == [
+        "self",
+        "metrics",
+        "runtime_configuration",
+        "execution_engine",
+    ]
+    assert list(inspect.signature(MetricProvider._get_evaluation_dependencies).parameters) == [
+        "metric",
+        "configuration",
+        "execution_engine",
+        "runtime_configuration",
+    ]
+    renderer = get_renderer_impl("expect_dqx_null_count", LegacyRendererType.PRESCRIPTIVE)
+    assert renderer is not None and renderer.renderer.__qualname__.startswith(DqxExpectation.__name__)
+
+
+@pytest.mark.parametrize("order", ["gx first", "dqx_gx first"])
+def test_import_dqx_gx_registers_with_gx_in_either_order(order: str) -> None:
+    imports = ["import great_expectations", "import dqx_gx"]
+    code = textwrap.dedent(
+        f"""
+        import json, sys
+        {(imports if order == "gx first" else imports[::-1])[0]}
+        {(imports if order == "gx first" else imports[::-1])[1]}
+        from great_expectations.expectations.registry import get_expectation_impl
+        from great_expectations.checkpoint.checkpoint import ValidationAction
+        print(json.dumps([get_expectation_impl("expect_dqx_freshness").__name__,
+                          "dqx_gx.expectations.guard" in sys.modules]))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout.splitlines()[-1]) == ["ExpectDqxFreshness", True]
