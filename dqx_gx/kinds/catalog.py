@@ -25,9 +25,11 @@ from dqx_gx.kinds.kind import (
     BatchOnly,
     ConstraintCheck,
     Kind,
+    Marks,
     On,
     Param,
     Pass,
+    Reach,
     Spark,
     SparkExpression,
     TypeFamily,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
+    from pyspark.sql import window as W
     from pyspark.sql.types import StructField
 
     from dqx_gx.spark import expressions as X
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
 else:
     F = LazyModule("pyspark.sql.functions")
     T = LazyModule("pyspark.sql.types")
+    W = LazyModule("pyspark.sql.window")
     X = LazyModule("dqx_gx.spark.expressions")
     formats = LazyModule("dqx_gx.spark.formats")
 
@@ -150,6 +154,11 @@ def _violation_words(metric: Metric) -> str:
     return f"count_if({check.describe(', '.join(metric.columns), metric.constraint.value)})"
 
 
+def _violation_row_words(metric: Metric) -> str:
+    assert metric.constraint is not None
+    return CONSTRAINTS[metric.constraint.kind].describe(", ".join(metric.columns), metric.constraint.value)
+
+
 def _violation_accepts(metric: Metric) -> Accepts:
     assert metric.constraint is not None
     return CONSTRAINTS[metric.constraint.kind].accepts_for(metric.constraint.value)
@@ -165,6 +174,27 @@ def _is_in(on: On) -> Column:
 def _distinct(on: On) -> Column:
     """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count)."""
     return F.count_distinct(on.column if len(on.columns) == 1 else F.struct(*on.columns))
+
+
+def _duplicated(on: On) -> Column:
+    """The rows whose key occurs more than once; for one column also every NULL key, which the
+    metric counts as a duplicate (``COUNT(DISTINCT c)`` leaves NULLs out)."""
+    repeated = F.count(F.lit(1)).over(W.Window.partitionBy(*on.columns)) > 1
+    return on.column.isNull() | repeated if len(on.columns) == 1 else repeated
+
+
+def _duplicated_words(metric: Metric) -> str:
+    if len(metric.columns) == 1:
+        return f"{metric.columns[0]} is NULL or occurs in more than one row"
+    return f"({', '.join(metric.columns)}) occurs in more than one row"
+
+
+BREAKS_THE_BOUND = Marks(
+    lambda on: on.column.isNotNull() & ~X.within(on.column.cast("double"), on.interval),
+    "{columns} alone breaks the rule's bound",
+    Reach.BOUNDS,
+)
+"""Custom min/max with an operator: a row whose value alone would fail the rule (``max(c) < 100`` marks c ≥ 100)."""
 
 
 def _sum(on: On) -> Column:
@@ -196,15 +226,16 @@ def _statistic(
     metric: MetricKind,
     accepts: Accepts | Callable[[Metric], Accepts],
     aggregate: SparkExpression,
+    marks: Marks | BatchOnly = WHOLE_BATCH,
     **more: Any,
 ) -> Kind:
-    """A floating statistic of the column's non-null values: batch-only, read back as ``[value, is_nan]``."""
+    """A floating statistic of the column's non-null values, read back as ``[value, is_nan]``."""
     return Kind(
         metric,
         reads=f"{metric.value}({{columns}})",
         accepts=accepts,
         value=Value.NUMBER,
-        spark=Spark(aggregate, WHOLE_BATCH, result_type="struct<v:double,nan:boolean>"),
+        spark=Spark(aggregate, marks, result_type="struct<v:double,nan:boolean>"),
         expectation=expectation,
         **more,
     )
@@ -227,7 +258,9 @@ KINDS: Mapping[MetricKind, Kind] = {
             reads="null_count({columns})",
             accepts=ANY_TYPE,
             value=Value.ROWS,
-            spark=Spark(lambda on: X.count_if(on.column.isNull()), lambda on: on.column.isNull()),
+            spark=Spark(
+                lambda on: X.count_if(on.column.isNull()), Marks(lambda on: on.column.isNull(), "{columns} is NULL")
+            ),
             expectation="expect_dqx_null_count",
         ),
         Kind(
@@ -237,7 +270,7 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             spark=Spark(
                 lambda on: X.count_if(on.column.isNull()) + X.count_if(_is_in(on)),
-                lambda on: on.column.isNull() | X.counted(_is_in(on)),
+                Marks(lambda on: on.column.isNull() | X.counted(_is_in(on)), "{columns} is NULL or one of {values}"),
             ),
             expectation="expect_dqx_missing_count",
             params=(Param.VALUES,),
@@ -247,7 +280,10 @@ KINDS: Mapping[MetricKind, Kind] = {
             reads="num_rows() - count_values({columns}, {values})",
             accepts=SINGLE_VALUES,
             value=Value.ROWS,
-            spark=Spark(lambda on: X.num_rows() - X.count_if(_is_in(on)), lambda on: ~X.counted(_is_in(on))),
+            spark=Spark(
+                lambda on: X.num_rows() - X.count_if(_is_in(on)),
+                Marks(lambda on: ~X.counted(_is_in(on)), "{columns} is not one of {values}"),
+            ),
             expectation="expect_dqx_invalid_count",
             params=(Param.VALUES,),
         ),
@@ -256,7 +292,10 @@ KINDS: Mapping[MetricKind, Kind] = {
             reads="count_values({columns}, {values})",
             accepts=SINGLE_VALUES,
             value=Value.ROWS,
-            spark=Spark(lambda on: X.count_if(_is_in(on)), lambda on: X.counted(_is_in(on))),
+            spark=Spark(
+                lambda on: X.count_if(_is_in(on)),
+                Marks(lambda on: X.counted(_is_in(on)), "{columns} is one of {values}"),
+            ),
             expectation="expect_dqx_value_count",
             params=(Param.VALUES,),
         ),
@@ -267,7 +306,10 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             spark=Spark(
                 lambda on: X.num_rows() - X.count_if(X.matches(on.column, str(on.metric.pattern))),
-                lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),
+                Marks(
+                    lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),
+                    "{columns} is NULL or does not match /{pattern}/",
+                ),
             ),
             expectation="expect_dqx_pattern_invalid_count",
             params=(Param.PATTERN,),
@@ -277,7 +319,9 @@ KINDS: Mapping[MetricKind, Kind] = {
             reads=_violation_words,
             accepts=_violation_accepts,
             value=Value.ROWS,
-            spark=Spark(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
+            spark=Spark(
+                lambda on: X.count_if(_violation(on)), Marks(lambda on: X.counted(_violation(on)), _violation_row_words)
+            ),
             expectation="expect_dqx_violation_count",
             params=(Param.CONSTRAINT,),
         ),
@@ -288,7 +332,7 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             spark=Spark(
                 lambda on: X.num_rows() - _distinct(on),
-                BatchOnly("row marks for duplicates arrive with the row-level gate"),
+                Marks(_duplicated, _duplicated_words, Reach.KEY),
                 pass_=Pass.SECOND,
             ),
             expectation="expect_dqx_duplicate_count",
@@ -310,8 +354,20 @@ KINDS: Mapping[MetricKind, Kind] = {
             spark=Spark(lambda on: X.num_rows() - X.count_if(on.column.isNull()), WHOLE_BATCH),
             expectation="expect_dqx_count",
         ),
-        _statistic("expect_dqx_min", MetricKind.MIN, NUMERIC_OR_BOOLEAN, lambda on: X.with_nan_flag(F.min(on.column))),
-        _statistic("expect_dqx_max", MetricKind.MAX, NUMERIC_OR_BOOLEAN, lambda on: X.with_nan_flag(F.max(on.column))),
+        _statistic(
+            "expect_dqx_min",
+            MetricKind.MIN,
+            NUMERIC_OR_BOOLEAN,
+            lambda on: X.with_nan_flag(F.min(on.column)),
+            marks=BREAKS_THE_BOUND,
+        ),
+        _statistic(
+            "expect_dqx_max",
+            MetricKind.MAX,
+            NUMERIC_OR_BOOLEAN,
+            lambda on: X.with_nan_flag(F.max(on.column)),
+            marks=BREAKS_THE_BOUND,
+        ),
         _statistic("expect_dqx_mean", MetricKind.MEAN, NUMERIC, lambda on: X.with_nan_flag(F.try_avg(on.column))),
         _statistic("expect_dqx_sum", MetricKind.SUM, NUMERIC, _sum),
         _statistic(

@@ -146,6 +146,28 @@ class BatchOnly:
     why: str
 
 
+class Reach(StrEnum):
+    """What a row mark looks at besides the row itself."""
+
+    ROW = "row"
+    """The row alone: works on any DataFrame, streams included."""
+    KEY = "key"
+    """Every row sharing the row's key (duplicates): a window over the batch, not possible on a stream."""
+    BOUNDS = "bounds"
+    """The row alone, against the rule's pass interval (custom min/max): only rules with an operator mark."""
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The rows a row-level kind marks: exactly the rows its count counts (SPEC §5's invariant)."""
+
+    predicate: SparkExpression
+    """True for a marked row, never NULL."""
+    reads: str | Callable[[Metric], str]
+    """Why a marked row is marked (the annotation's message); filled in like :attr:`Kind.reads`."""
+    reach: Reach = Reach.ROW
+
+
 @dataclass(frozen=True)
 class Spark:
     """A kind's Spark side: one aggregate for the batch verdict, and the rows it marks."""
@@ -153,8 +175,8 @@ class Spark:
     aggregate: SparkExpression
     """One aggregate expression over the batch; it must never fail (a column it cannot measure is
     refused before, by :attr:`Kind.accepts`), else Spark would fail the whole shared pass."""
-    marks: SparkExpression | BatchOnly
-    """A predicate true for the rows the rule counts (row-level kinds), or why there are none."""
+    marks: Marks | BatchOnly
+    """The rows the rule counts (row-level kinds), or why there are none."""
     result_type: str = "bigint"
     """The Spark type of the aggregate, for the typed NULL given when the column cannot be measured."""
     pass_: Pass = Pass.FIRST
@@ -179,19 +201,11 @@ class Kind:
 
     @property
     def row_level(self) -> bool:
-        return not isinstance(self.spark.marks, BatchOnly)
+        return isinstance(self.spark.marks, Marks)
 
     def describe(self, metric: Metric) -> str:
         """The metric as a formula, e.g. ``null_count(order_id)`` or ``100 * null_count(a) / num_rows()``."""
-        if callable(self.reads):
-            base = self.reads(metric)
-        else:
-            base = self.reads.format(
-                columns=", ".join(metric.columns),
-                values=values_text(metric.values),
-                pattern=metric.pattern,
-                percentile=metric.percentile,
-            )
+        base = fill(self.reads, metric)
         if self.value is not Value.ROWS or metric.scale is Scale.COUNT:
             return base
         if " + " in base or " - " in base:
@@ -274,6 +288,19 @@ class ConstraintCheck:
 
     def accepts_for(self, value: Scalar) -> Accepts:
         return self.accepts(value) if callable(self.accepts) else self.accepts
+
+
+def fill(words: str | Callable[[Metric], str], metric: Metric) -> str:
+    """Words about a metric: a callable's text, or a template with ``{columns}``, ``{values}``, ``{pattern}``
+    and ``{percentile}`` filled in."""
+    if callable(words):
+        return words(metric)
+    return words.format(
+        columns=", ".join(metric.columns),
+        values=values_text(metric.values),
+        pattern=metric.pattern,
+        percentile=metric.percentile,
+    )
 
 
 def values_text(values: tuple[Scalar, ...], limit: int = 6) -> str:

@@ -15,6 +15,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import DateType, StructField, TimestampType
 
+from dqx_gx.rules.threshold import Interval
 from dqx_gx.rules.timestamps import as_utc, epoch_micros
 
 DOUBLE = "double"
@@ -57,6 +58,20 @@ def matches(column: Column, pattern: str) -> Column:
 def counted(predicate: Column) -> Column:
     """A row mark from a predicate that may be NULL: NULL never marks a row."""
     return F.coalesce(predicate, F.lit(False))
+
+
+def within(value: Column, interval: Interval | None) -> Column:
+    """:meth:`Interval.passes` as a Spark predicate (None: no bounds, every value passes)."""
+    if interval is None:
+        return F.lit(True)
+    inside = F.lit(True)
+    if interval.min_value is not None:
+        low = F.lit(interval.min_value)
+        inside = inside & (value > low if interval.strict_min else value >= low)
+    if interval.max_value is not None:
+        high = F.lit(interval.max_value)
+        inside = inside & (value < high if interval.strict_max else value <= high)
+    return ~inside if interval.outside else inside
 
 
 def instant_micros(value: Column, field: StructField) -> Column:

@@ -1,0 +1,94 @@
+"""Annotate, split and quarantine the rows that break a contract's rules (SPEC §5).
+
+``annotate_rows`` adds two columns, ``_dqx_errors`` (P0 rules) and ``_dqx_warnings`` (P1–P3), each
+``array<struct<rule, columns, severity, message>>`` and NULL where the row has none. ``split_rows``
+parts the rows: valid (no error; warnings kept) and quarantine (at least one error). Both are lazy:
+no Spark action runs until the caller acts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from datetime import date, datetime
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.errors import ContractWarning
+from dqx_gx.kinds.kind import Reach
+from dqx_gx.rows.marks import RowCheck, row_checks
+from dqx_gx.spark.columns import Columns
+
+ERRORS = "_dqx_errors"
+WARNINGS = "_dqx_warnings"
+ANNOTATION = "array<struct<rule:string,columns:array<string>,severity:string,message:string>>"
+
+
+class RowGateError(ValueError):
+    """The rows cannot be gated as asked (a stream with a rule that needs other rows, a name clash)."""
+
+
+def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | date | str | None = None) -> DataFrame:
+    """``dataframe`` plus ``_dqx_errors`` and ``_dqx_warnings``: the row-level rules each row breaks.
+
+    P0 rules write errors, P1–P3 warnings; a column is NULL where the row has none. Lazy.
+    Works on a streaming DataFrame for every rule that looks at the row alone; a rule that
+    compares rows (duplicates, ``unique``, ``primaryKey``) raises :class:`RowGateError` naming
+    it there (gate each micro-batch with ``foreachBatch`` instead). ``now`` is the moment
+    time-based rules would be measured from; no row-level kind reads it today.
+    """
+    del now  # accepted for a stable signature beside run_contract; no row-level kind is time-based
+    clash = sorted({ERRORS, WARNINGS} & set(dataframe.columns))
+    if clash:
+        raise RowGateError(f"the DataFrame already has {', '.join(clash)}: it was annotated before")
+    checks = row_checks(contract, Columns.of(dataframe))
+    if dataframe.isStreaming:
+        needing_rows = [c.rule.name for c in checks if c.reach is Reach.KEY]
+        if needing_rows:
+            raise RowGateError(
+                f"rule(s) {', '.join(map(repr, needing_rows))} compare rows across the batch, which a "
+                "streaming DataFrame cannot do; gate each micro-batch instead (foreachBatch, see README 'Streams')"
+            )
+    errors = [c for c in checks if c.rule.severity == "P0"]
+    warned = [c for c in checks if c.rule.severity != "P0"]
+    return dataframe.withColumns({ERRORS: _annotation(errors), WARNINGS: _annotation(warned)})
+
+
+def split_rows(
+    contract: Contract, dataframe: DataFrame, *, now: datetime | date | str | None = None
+) -> tuple[DataFrame, DataFrame]:
+    """``(valid, quarantine)``: rows without errors (``_dqx_warnings`` kept) and rows with at least one
+    (both annotation columns kept). Every input row is in exactly one. Lazy.
+
+    A contract without row-level rules gives ``(all rows, no rows)`` and a ContractWarning.
+    """
+    annotated = annotate_rows(contract, dataframe, now=now)
+    if not row_checks(contract, Columns.of(dataframe)):
+        warnings.warn(
+            f"{contract.check_name} has no row-level rule for this batch: every row is valid",
+            ContractWarning,
+            stacklevel=2,
+        )
+    valid = annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS)
+    quarantine = annotated.filter(F.col(ERRORS).isNotNull())
+    return valid, quarantine
+
+
+def _annotation(checks: list[RowCheck]) -> Column:
+    if not checks:
+        return F.lit(None).cast(ANNOTATION)
+    entries = [
+        F.when(
+            check.marked,
+            F.struct(
+                F.lit(check.rule.name).alias("rule"),
+                F.array(*[F.lit(c) for c in check.rule.metric.columns]).cast("array<string>").alias("columns"),
+                F.lit(check.rule.severity).alias("severity"),
+                F.lit(check.message).alias("message"),
+            ),
+        )
+        for check in checks
+    ]
+    marked = F.filter(F.array(*entries), lambda entry: entry.isNotNull())
+    return F.when(F.size(marked) > 0, marked).cast(ANNOTATION)

@@ -1,0 +1,261 @@
+"""The row gate against hand-written Spark filters and against the batch metrics (SPEC §5's invariant)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from dqx_gx import Contract, ContractWarning, run_contract
+from dqx_gx.kinds import KINDS, Value
+from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_rows
+from dqx_gx.rows.marks import is_row_level
+from tests.documents import one_table
+
+WEIRD = "we`ird name.x"
+QUOTED = "`" + WEIRD.replace("`", "``") + "`"
+DDL = f"id int, status string, score double, tag string, {QUOTED} string, code string, tags array<string>, day date"
+STATUSES = ["new", "done"]
+
+
+def awkward_rows() -> list[tuple[Any, ...]]:
+    """NULLs, NaN, ±inf, empty strings, unicode, repeated keys."""
+    return [
+        (1, "new", 1.5, "a", "naïve", "AB12", ["x"], None),
+        (2, "done", float("nan"), "", "日本", "ab12", ["x", "x"], None),
+        (3, None, None, None, None, None, None, None),
+        (3, "NEW", float("inf"), "n/a", "ok", "ZZ99", [], None),
+        (4, "done", -float("inf"), "a", "", "AB1", ["y", "z"], None),
+        (None, "new", 0.0, "b", "x", "CD34", ["a"], None),
+        (None, "gone", 100.0, "b", "x", "cd34", ["a", "b", "c"], None),
+    ]
+
+
+def dqx(name: str, check: str, column: str, severity: str = "error", **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": "custom",
+        "engine": "dqx",
+        "severity": severity,
+        "implementation": {"check": check, "column": column, **extra},
+    }
+
+
+def every_row_level_kind() -> Contract:
+    """One rule per row-level kind (and per bound-based one), P0 and P1 mixed."""
+    properties = [
+        {"name": "id", "logicalType": "integer", "unique": True, "logicalTypeOptions": {"minimum": 2}},
+        {
+            "name": "status",
+            "logicalType": "string",
+            "required": True,
+            "quality": [
+                {
+                    "name": "status valid",
+                    "metric": "invalidValues",
+                    "arguments": {"validValues": STATUSES},
+                    "mustBe": 0,
+                },
+                {
+                    "name": "status missing",
+                    "metric": "missingValues",
+                    "arguments": {"missingValues": ["gone"]},
+                    "mustBe": 0,
+                    "severity": "warning",
+                },
+                dqx("status blacklist", "blacklist", "status", values=["NEW"], mustBe=0),
+                dqx("status whitelist", "whitelist", "status", severity="info", values=STATUSES, mustBe=0),
+            ],
+        },
+        {
+            "name": "score",
+            "logicalType": "number",
+            "quality": [
+                dqx("score max", "max", "score", mustBeLessThan=50),
+                dqx("score min", "min", "score", severity="warning", mustBeGreaterOrEqualTo=0),
+            ],
+        },
+        {
+            "name": "tag",
+            "logicalType": "string",
+            "logicalTypeOptions": {"minLength": 1, "pattern": "^[a-z]$"},
+            "quality": [{"name": "tag nulls", "metric": "nullValues", "mustBe": 0, "severity": "low"}],
+        },
+        {
+            "name": WEIRD,
+            "logicalType": "string",
+            "quality": [
+                {"name": "weird pattern", "metric": "invalidValues", "arguments": {"pattern": "^[a-z]+$"}, "mustBe": 0}
+            ],
+        },
+        {"name": "code", "logicalType": "string", "logicalTypeOptions": {"maxLength": 3}},
+        {
+            "name": "tags",
+            "logicalType": "array",
+            "items": {"logicalType": "string"},
+            "logicalTypeOptions": {"uniqueItems": True, "maxItems": 2},
+        },
+        {"name": "day", "logicalType": "date"},
+    ]
+    quality = [
+        {
+            "name": "status+code unique",
+            "metric": "duplicateValues",
+            "arguments": {"properties": ["status", "tag"]},
+            "mustBe": 0,
+        }
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        return one_table(properties, quality)
+
+
+@pytest.fixture(scope="module")
+def contract() -> Contract:
+    return every_row_level_kind()
+
+
+@pytest.fixture(scope="module")
+def frame(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame(awkward_rows(), DDL)
+
+
+def marked_counts(annotated: DataFrame) -> dict[str, int]:
+    """Rule name → rows whose annotation names it (errors and warnings)."""
+    entries = annotated.select(
+        F.explode(F.concat(F.coalesce(F.col(ERRORS), F.array()), F.coalesce(F.col(WARNINGS), F.array()))).alias("e")
+    )
+    return {
+        row["rule"]: row["n"]
+        for row in entries.groupBy(F.col("e.rule").alias("rule")).agg(F.count("*").alias("n")).collect()
+    }
+
+
+def test_every_row_level_kind_is_in_the_contract(contract: Contract) -> None:
+    kinds = {rule.metric.kind for rule in contract.rules if is_row_level(rule)}  # type: ignore[union-attr]
+    assert kinds == {metric for metric, kind in KINDS.items() if kind.row_level}
+
+
+def test_marked_rows_equal_each_rules_metric_count(contract: Contract, frame: DataFrame) -> None:
+    marked = marked_counts(annotate_rows(contract, frame))
+    run = run_contract(contract, frame)
+    checked = 0
+    for result in run.rule_results:
+        rule = result.rule
+        if not is_row_level(rule):
+            continue
+        kind = KINDS[rule.metric.kind]  # type: ignore[union-attr]
+        if kind.value is Value.ROWS:
+            count = result.observed
+            if "unique" in rule.name or "primary key" in rule.name or "duplicate" in rule.metric.kind:  # type: ignore[union-attr]
+                assert marked.get(rule.name, 0) >= count, rule.name
+            else:
+                assert marked.get(rule.name, 0) == count, rule.name
+            checked += 1
+    assert checked >= 12
+
+
+def test_marks_equal_hand_written_filters(contract: Contract, frame: DataFrame) -> None:
+    marked = marked_counts(annotate_rows(contract, frame))
+    c = F.col
+    expected = {
+        "status has no nulls (required)": c("status").isNull(),
+        "status valid": ~F.coalesce(c("status").isin(STATUSES), F.lit(False)),
+        "status missing": c("status").isNull() | (c("status") == "gone"),
+        "status blacklist": c("status") == "NEW",
+        "status whitelist": ~F.coalesce(c("status").isin(STATUSES), F.lit(False)),
+        "score max": c("score").isNotNull() & ~(c("score") < 50 - 1e-9),
+        "score min": c("score").isNotNull() & ~(c("score") > -1e-9),
+        "tag nulls": c("tag").isNull(),
+        "tag minLength 1": c("tag").isNotNull() & (F.length("tag") < 1),
+        "tag pattern ^[a-z]$": c("tag").isNotNull() & ~c("tag").rlike("^[a-z]$"),
+        "weird pattern": ~F.coalesce(c(QUOTED).rlike("^[a-z]+$"), F.lit(False)),
+        "code maxLength 3": c("code").isNotNull() & (F.length("code") > 3),
+        "tags uniqueItems True": c("tags").isNotNull() & (F.size(F.array_distinct("tags")) != F.size("tags")),
+        "tags maxItems 2": c("tags").isNotNull() & (F.size("tags") > 2),
+        "id minimum 2": c("id").isNotNull() & (c("id") < 2),
+    }
+    for name, predicate in expected.items():
+        assert marked.get(name, 0) == frame.filter(F.coalesce(predicate, F.lit(False))).count(), name
+    # duplicates: every member of a repeated key, and every NULL key of a single column
+    assert marked["id is unique"] == 4  # id 3 twice, NULL twice
+    assert marked.get("status+code unique", 0) == 0
+
+
+def test_errors_hold_p0_rules_and_warnings_the_rest(contract: Contract, frame: DataFrame) -> None:
+    rows = annotate_rows(contract, frame).collect()
+    for row in rows:
+        assert all(e["severity"] == "P0" for e in row[ERRORS] or [])
+        assert all(e["severity"] in ("P1", "P2", "P3") for e in row[WARNINGS] or [])
+        assert row[ERRORS] is None or len(row[ERRORS]) > 0  # NULL, never an empty array
+    third = next(r for r in rows if r["id"] == 3 and r["status"] is None)
+    errors = {e["rule"]: (e["columns"], e["message"]) for e in third[ERRORS]}
+    assert errors == {
+        "status has no nulls (required)": (["status"], "status is NULL"),
+        "id is unique": (["id"], "id is NULL or occurs in more than one row"),
+    }
+    warned = {e["rule"]: (e["severity"], e["message"]) for e in third[WARNINGS]}
+    assert warned == {
+        "status valid": ("P1", "status is not one of ['new', 'done']"),
+        "status missing": ("P1", "status is NULL or one of ['gone']"),
+        "status whitelist": ("P2", "status is not one of ['new', 'done']"),
+        "tag nulls": ("P3", "tag is NULL"),
+        "weird pattern": ("P1", f"{WEIRD} is NULL or does not match /^[a-z]+$/"),
+    }
+
+
+def test_split_puts_every_row_in_exactly_one_side(contract: Contract, frame: DataFrame) -> None:
+    valid, quarantine = split_rows(contract, frame)
+    assert ERRORS not in valid.columns and WARNINGS in valid.columns
+    assert valid.count() + quarantine.count() == frame.count()
+    assert quarantine.filter(F.col(ERRORS).isNull()).count() == 0
+    ids = sorted((r["id"], r["status"]) for r in valid.collect())
+    assert ids == [(1, "new"), (4, "done")]
+
+
+def test_annotation_is_lazy_and_nan_is_a_value(contract: Contract, frame: DataFrame, spark: SparkSession) -> None:
+    tracker = spark.sparkContext.statusTracker()
+    spark.sparkContext.setJobGroup("lazy-annotate", "lazy")
+    annotated = annotate_rows(contract, frame)
+    assert tracker.getJobIdsForGroup("lazy-annotate") == []
+    spark.sparkContext.setJobGroup("none", "none")
+    nan_row = annotated.filter(F.col("id") == 2).first()
+    assert nan_row is not None and math.isnan(nan_row["score"])
+    assert "score max" in {e["rule"] for e in nan_row[ERRORS]}  # NaN is above every bound, as Spark orders it
+
+
+def test_empty_batch_and_no_row_level_rules(spark: SparkSession, contract: Contract) -> None:
+    empty = spark.createDataFrame([], DDL)
+    valid, quarantine = split_rows(contract, empty)
+    assert (valid.count(), quarantine.count()) == (0, 0)
+    batch_only = one_table([{"name": "score", "quality": [dqx("mean", "mean", "score", mustBeLessThan=1)]}])
+    with pytest.warns(ContractWarning, match="no row-level rule"):
+        valid, quarantine = split_rows(batch_only, spark.createDataFrame(awkward_rows(), DDL))
+    assert (valid.count(), quarantine.count()) == (7, 0)
+
+
+def test_a_rule_whose_column_is_missing_marks_nothing_and_fails_the_run(spark: SparkSession) -> None:
+    contract = one_table([{"name": "gone", "required": True}, {"name": "id", "required": True}])
+    frame = spark.createDataFrame([(1,), (None,)], "id int")
+    marked = marked_counts(annotate_rows(contract, frame))
+    assert marked == {"id has no nulls (required)": 1}
+    results = {r.rule.name: r for r in run_contract(contract, frame).rule_results}
+    assert results["gone has no nulls (required)"].assertion.status == "FAILED"
+    assert "not in the batch" in (results["gone has no nulls (required)"].reason or "")
+
+
+def test_annotating_twice_and_duplicates_on_a_stream_are_refused(
+    contract: Contract, frame: DataFrame, spark: SparkSession, tmp_path: Any
+) -> None:
+    with pytest.raises(RowGateError, match="already has _dqx_errors, _dqx_warnings"):
+        annotate_rows(contract, annotate_rows(contract, frame))
+    frame.limit(0).write.parquet(str(tmp_path / "in"))
+    stream = spark.readStream.schema(frame.schema).parquet(str(tmp_path / "in"))
+    with pytest.raises(RowGateError, match=r"'id is unique', 'status\+code unique'.*foreachBatch"):
+        annotate_rows(contract, stream)
+    row_only = one_table([{"name": "status", "required": True}])
+    assert annotate_rows(row_only, stream).isStreaming
