@@ -37,6 +37,7 @@ from pyspark.sql.types import (
 
 from dqx_gx.rules import rule as rules
 from dqx_gx.rules.metric import ConstraintKind, MetricKind
+from dqx_gx.rules.sql_guard import quote_identifier
 
 _STRING_TYPES = (StringType, CharType, VarcharType)
 _COMPLEX_TYPES = (ArrayType, MapType, StructType)
@@ -80,11 +81,6 @@ class Columns:
         if self.case_sensitive:
             return [f for f in self.schema.fields if f.name == name]
         return [f for f in self.schema.fields if f.name.lower() == name.lower()]
-
-
-def quote_identifier(name: str) -> str:
-    """``name`` as a Spark SQL identifier in backticks: survives dots, spaces and backticks."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def spark_column(field: StructField) -> Column:
