@@ -24,10 +24,10 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import ContractWarning
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
-from dqx_gx.expectations.sql_query import checked_query
 from dqx_gx.gx_private import expectations_equal
 from dqx_gx.kinds import Value, kind_of
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
+from dqx_gx.rules.sql_guard import checked_query
 from dqx_gx.rules.threshold import Threshold
 
 NOW_PARAMETER = "now"
@@ -65,7 +65,7 @@ def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
     """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped.
 
     ``type: sql`` rules become expectations only with ``allow_sql``; their query
-    must then pass :func:`~dqx_gx.expectations.sql_query.checked_query` or the
+    must then pass :func:`~dqx_gx.rules.sql_guard.checked_query` or the
     whole translation is refused (ContractValidationError naming the rule).
     """
     expectations: list[Expectation] = []

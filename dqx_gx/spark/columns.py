@@ -33,6 +33,7 @@ from pyspark.sql.types import (
 )
 
 from dqx_gx.kinds import Kind, Metric, TypeFamily
+from dqx_gx.rules.sql_guard import quote_identifier
 
 _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily], ...] = (
     ((StringType, CharType, VarcharType), TypeFamily.TEXT),
@@ -87,11 +88,6 @@ class Columns:
         if self.case_sensitive:
             return [f for f in self.schema.fields if f.name == name]
         return [f for f in self.schema.fields if f.name.lower() == name.lower()]
-
-
-def quote_identifier(name: str) -> str:
-    """``name`` as a Spark SQL identifier in backticks: survives dots, spaces and backticks."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def spark_column(field: StructField) -> Column:
