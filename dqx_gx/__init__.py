@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from dqx_gx.contract import Contract, load_contracts
     from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
     from dqx_gx.expectations import expectation_suite
+    from dqx_gx.rows import RowGateError, annotate_rows, split_rows
     from dqx_gx.run import ContractRun, RuleResult, run_contract
 
 _WHERE = {
@@ -34,6 +35,9 @@ _WHERE = {
     "ContractRun": "dqx_gx.run",
     "RuleResult": "dqx_gx.run",
     "run_contract": "dqx_gx.run",
+    "annotate_rows": "dqx_gx.rows",
+    "split_rows": "dqx_gx.rows",
+    "RowGateError": "dqx_gx.rows",
 }
 
 __all__ = [
@@ -41,11 +45,14 @@ __all__ = [
     "ContractRun",
     "ContractValidationError",
     "ContractWarning",
+    "RowGateError",
     "RuleResult",
     "SchemaValidationError",
+    "annotate_rows",
     "expectation_suite",
     "load_contracts",
     "run_contract",
+    "split_rows",
 ]
 
 

@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 
 import great_expectations as gx
 from dqx.common import ResultKey
+from pyspark import StorageLevel
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
@@ -30,6 +31,9 @@ from dqx_gx import report
 from dqx_gx.contract import Contract, load_contracts
 from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
 from dqx_gx.expectations import build_suite
+from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_annotated, warn_without_row_rules
+from dqx_gx.rows.outputs import WRITE_FORMATS, Output, OutputError, write_outputs
+from dqx_gx.rows.samples import DEFAULT_SAMPLES
 from dqx_gx.rules.rule import SqlRule
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run import run_contract
@@ -60,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
         return code
-    except (ContractValidationError, SchemaValidationError, InputError) as exc:
+    except (ContractValidationError, SchemaValidationError, InputError, OutputError, RowGateError) as exc:
         _error(str(exc))
     except KeyboardInterrupt:
         _error("interrupted")
@@ -84,6 +88,13 @@ def _validate(args: argparse.Namespace) -> int:
     moment = run_moment(_parse_now(args.now) if args.now else None)
     result_date = _parse_date(args.date) if args.date else None
     tags = _parse_pairs(args.tag, "--tag")
+    outputs = [
+        (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
+    ]
+    for output, option in outputs:
+        output.check(overwrite=args.overwrite, option=option)
+    if args.samples < 0:
+        raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
     with _reported_warnings(args.verbose):
         contract = _choose(load_contracts(args.contract), args.schema)
     spark = _spark(args)
@@ -91,16 +102,33 @@ def _validate(args: argparse.Namespace) -> int:
     context = _file_context(args.gx_dir) if args.gx_dir else None
     key = ResultKey(result_date or moment.date(), tags)
     with _reported_warnings(args.verbose):
-        run = run_contract(
-            contract,
-            frame,
-            now=moment,
-            key=key,
-            context=context,
-            strict_schema=args.strict_schema,
-            data_docs=args.data_docs,
-            allow_sql=args.allow_sql,
-        )
+        # With outputs, the input is read and the rules evaluated once: the annotated rows are cached,
+        # and the verdict and both outputs read them.
+        annotated = annotate_rows(contract, frame).persist(StorageLevel.MEMORY_AND_DISK) if outputs else None
+        try:
+            run = run_contract(
+                contract,
+                annotated.drop(ERRORS, WARNINGS) if annotated is not None else frame,
+                now=moment,
+                key=key,
+                context=context,
+                strict_schema=args.strict_schema,
+                data_docs=args.data_docs,
+                allow_sql=args.allow_sql,
+                samples=args.samples,
+            )
+            if annotated is not None:
+                warn_without_row_rules(contract, frame)
+                valid, quarantine = split_annotated(annotated)
+                chosen = {"--valid": valid, "--quarantine": quarantine}
+                write_outputs(
+                    [(chosen[option], output) for output, option in outputs],
+                    args.write_format,
+                    overwrite=args.overwrite,
+                )
+        finally:
+            if annotated is not None:
+                annotated.unpersist()
     rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](run)
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:
@@ -336,6 +364,29 @@ def _parser() -> argparse.ArgumentParser:
         help="stop with an error on a missing column, a type mismatch or NULLs in a required column",
     )
     _allow_sql(validate)
+    validate.add_argument(
+        "--samples",
+        type=int,
+        default=DEFAULT_SAMPLES,
+        metavar="N",
+        help=f"failed rows to show per failing row-level rule, sensitive values as *** "
+        f"(default {DEFAULT_SAMPLES}; 0: none)",
+    )
+    validate.add_argument(
+        "--valid", metavar="PATH", help="write the rows that break no P0 rule here (their warnings in _dqx_warnings)"
+    )
+    validate.add_argument(
+        "--quarantine",
+        metavar="PATH",
+        help="write the rows that break a P0 rule here, with the _dqx_errors and _dqx_warnings columns",
+    )
+    validate.add_argument(
+        "--write-format",
+        choices=WRITE_FORMATS,
+        default="parquet",
+        help="format of --valid and --quarantine (default parquet; csv writes nested columns as JSON text)",
+    )
+    validate.add_argument("--overwrite", action="store_true", help="replace an existing --valid or --quarantine output")
     validate.add_argument(
         "--master", metavar="URL", help="Spark master (default: local[*]; SPARK_REMOTE for Spark Connect)"
     )

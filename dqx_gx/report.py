@@ -33,15 +33,24 @@ def to_table(run: ContractRun) -> str:
         if result.reason and result.reason not in (a.expression or ""):
             notes[len(rows) - 1] = result.reason
     widths = [min(max(len(row[i]) for row in rows), cap) for i, cap in enumerate((7, 3, 48, 14, 200))]
+    indent = " " * (widths[0] + widths[1] + 4)
     lines = []
     for index, row in enumerate(rows):
         cells = [_fit(cell, width) for cell, width in zip(row, widths, strict=True)]
         lines.append("  ".join(cells).rstrip())
         if index in notes:
-            lines.append(" " * (widths[0] + widths[1] + 4) + f"↳ {notes[index]}")
+            lines.append(f"{indent}↳ {notes[index]}")
+        samples = run.rule_results[index - 1].samples if index else None
+        if samples is not None and samples.rows:
+            lines.append(f"{indent}↳ failed rows ({', '.join(samples.columns)}):")
+            lines.extend(f"{indent}    {_sample_row(values)}" for values in samples.rows)
     lines.append("")
     lines.append(summary(run))
     return "\n".join(lines)
+
+
+def _sample_row(values: tuple[str | None, ...]) -> str:
+    return ", ".join("NULL" if value is None else value for value in values)
 
 
 def _fit(text: str, width: int) -> str:
@@ -103,6 +112,8 @@ def _result_json(result: RuleResult) -> dict[str, Any]:
         "reason": result.reason,
         "rule_id": result.rule.id,
         "expectation_type": result.expectation_type,
+        "marked_rows": result.marked_rows,
+        "samples": result.samples.to_dict() if result.samples is not None else None,
     }
 
 
@@ -130,6 +141,9 @@ def to_junit(run: ContractRun) -> str:
         detail = f"[{a.severity}] {a.expression} — observed: {_observed_text(result.observed)}"
         if result.reason:
             detail += f"\n{result.reason}"
+        if result.samples is not None and result.samples.rows:
+            detail += f"\nfailed rows ({', '.join(result.samples.columns)}):"
+            detail += "".join(f"\n  {_sample_row(values)}" for values in result.samples.rows)
         if a.status == "FAILED":
             message = result.reason or f"{a.expression} (observed {_observed_text(result.observed)})"
             ET.SubElement(case, "failure", message=message, type=a.severity).text = detail

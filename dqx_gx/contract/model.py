@@ -13,6 +13,12 @@ from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """A contract source: a path, YAML text, or an already parsed mapping."""
 
+SAMPLE_KEY_COLUMNS = 3
+"""Declared columns that identify a sample row when the contract has no primary key."""
+
+SENSITIVE_CLASSES = frozenset({"restricted", "confidential", "sensitive", "pii"})
+"""ODCS ``classification`` values (any case) whose columns are never shown (SPEC §5)."""
+
 
 def _frozen_map() -> Mapping[str, Any]:
     return MappingProxyType({})
@@ -41,6 +47,9 @@ class Property:
     map_key: Property | None = None
     map_value: Property | None = None
     description: str | None = None
+    sensitive: bool = False
+    """Classified restricted, confidential, sensitive or pii, or marked ``pii`` (SPEC §5): its values
+    are shown as ``***`` in every output."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,20 @@ class Contract:
     @property
     def metric_rules(self) -> tuple[MetricRule, ...]:
         return tuple(rule for rule in self.rules if isinstance(rule, MetricRule))
+
+    @property
+    def sensitive_columns(self) -> frozenset[str]:
+        """The columns whose values no output may show (SPEC §5)."""
+        return frozenset(p.column for p in self.properties if p.sensitive)
+
+    @property
+    def sample_key(self) -> tuple[str, ...]:
+        """The columns that identify a failed row in samples: the primary key, else the first declared columns."""
+        keyed = sorted(
+            (p for p in self.properties if p.primary_key),
+            key=lambda p: (p.primary_key_position is None, p.primary_key_position or 0),
+        )
+        return tuple(p.column for p in keyed) or tuple(p.column for p in self.properties[:SAMPLE_KEY_COLUMNS])
 
     def property(self, name: str) -> Property | None:
         """The top-level property called ``name``, if declared."""

@@ -7,6 +7,7 @@ and the ``sla:`` block become the same rules an ODCS contract would give.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -14,7 +15,7 @@ from typing import Any
 
 from dqx_gx.contract.jsonschemas import joined, own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source
-from dqx_gx.contract.properties import checked_regex, schema_rules
+from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
 from dqx_gx.contract.quality import DQX_CHECKS, checked_values, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
@@ -120,7 +121,8 @@ def _require_column(declared: frozenset[str], name: str, where: str) -> None:
 
 
 def _property(raw: Mapping[str, Any]) -> Property:
-    return _typed_property(raw["name"], raw["type"], required=raw.get("nullable") is False)
+    prop = _typed_property(raw["name"], raw["type"], required=raw.get("nullable") is False)
+    return dataclasses.replace(prop, sensitive=is_sensitive(raw)) if is_sensitive(raw) else prop
 
 
 def _typed_property(name: str, native_type: Any, *, required: bool = False) -> Property:

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.model import Property
+from dqx_gx.contract.model import SENSITIVE_CLASSES, Property
 from dqx_gx.errors import ContractValidationError
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
@@ -50,7 +50,35 @@ def parse_property(raw: Mapping[str, Any], path: str) -> Property:
         map_key=_nested(map_block.get("key"), f"{path}.map.key"),
         map_value=_nested(map_block.get("value"), f"{path}.map.value"),
         description=raw.get("description"),
+        sensitive=is_sensitive(raw),
     )
+
+
+def is_sensitive(raw: Mapping[str, Any]) -> bool:
+    """SPEC §5: ``classification`` restricted/confidential/sensitive/pii (any case), a ``pii: true``
+    custom property (ODCS ``customProperties``, native ``metadata``) or a ``pii`` tag."""
+    classification = raw.get("classification")
+    if isinstance(classification, str) and classification.strip().lower() in SENSITIVE_CLASSES:
+        return True
+    tags = raw.get("tags")
+    if isinstance(tags, list) and any(isinstance(t, str) and t.strip().lower() == "pii" for t in tags):
+        return True
+    custom = raw.get("customProperties")
+    pairs = (
+        [(c.get("property"), c.get("value")) for c in custom if isinstance(c, Mapping)]
+        if isinstance(custom, list)
+        else []
+    )
+    metadata = raw.get("metadata")
+    if isinstance(metadata, Mapping):
+        pairs += list(metadata.items())
+    return any(str(key).lower() == "pii" and _truthy(value) for key, value in pairs) or any(
+        str(key).lower() == "classification" and str(value).strip().lower() in SENSITIVE_CLASSES for key, value in pairs
+    )
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "yes", "1"))
 
 
 def _nested(raw: Any, path: str) -> Property | None:

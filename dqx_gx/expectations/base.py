@@ -15,7 +15,13 @@ from typing import Any, ClassVar
 from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_domain_types import MetricDomainTypes
 from great_expectations.expectations.expectation import BatchExpectation, Expectation
-from great_expectations.render import LegacyRendererType, RenderedStringTemplateContent
+from great_expectations.render import (
+    CollapseContent,
+    LegacyDiagnosticRendererType,
+    LegacyRendererType,
+    RenderedStringTemplateContent,
+    RenderedTableContent,
+)
 from great_expectations.render.renderer.renderer import renderer
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from great_expectations.validator.validator import ValidationDependencies
@@ -158,6 +164,28 @@ class DqxExpectation(BatchExpectation):
             RenderedStringTemplateContent(
                 content_block_type="string_template",
                 string_template={"template": template, "params": params, "styling": styling},
+            )
+        ]
+
+    @classmethod
+    @renderer(renderer_type=LegacyDiagnosticRendererType.UNEXPECTED_TABLE)
+    def _diagnostic_unexpected_table_renderer(
+        cls,
+        configuration: Any = None,
+        result: Any = None,
+        runtime_configuration: dict[Any, Any] | None = None,
+    ) -> list[RenderedTableContent | CollapseContent] | None:
+        """The failed-row samples dqx-gx recorded in ``result.details.samples`` (sensitive values already ``***``)."""
+        details = ((result.result or {}) if result is not None else {}).get("details") or {}
+        samples = details.get("samples")
+        if not samples or not samples.get("rows"):
+            return None
+        return [
+            RenderedTableContent(
+                content_block_type="table",
+                table=[["null" if value is None else value for value in row] for row in samples["rows"]],
+                header_row=samples["columns"],
+                styling={"body": {"classes": ["table-bordered", "table-sm", "mt-3"]}},
             )
         ]
 

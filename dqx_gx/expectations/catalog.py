@@ -16,8 +16,9 @@ from great_expectations.compatibility.pydantic import StrictBool, StrictFloat, S
 from great_expectations.core.suite_parameters import SuiteParameterDict
 
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
-from dqx_gx.expectations.metrics import NUM_ROWS, measured
+from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, marked, measured
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Value
+from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rules.rule import DataType
 from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.spark.columns import type_problem, type_text
@@ -55,7 +56,17 @@ class KindExpectation(DqxExpectation):
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         name, kwargs = measured(self.kind, self.metric)
-        return {name: kwargs, NUM_ROWS: {}}
+        needed = {name: kwargs, NUM_ROWS: {}}
+        if self.marks_by_bounds:
+            needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)
+        return needed
+
+    @property
+    def marks_by_bounds(self) -> bool:
+        """A bound-based kind (custom min/max) with bounds: it counts the rows it marks, for samples."""
+        marks = self.kind.spark.marks
+        bounded = self.min_value is not None or self.max_value is not None
+        return isinstance(marks, Marks) and marks.reach is Reach.BOUNDS and bounded
 
     def observe(self, metrics: dict[str, Any]) -> Observation:
         metric = self.metric
@@ -71,11 +82,17 @@ class KindExpectation(DqxExpectation):
             case Value.ROWS:
                 if raw is None:
                     return Unmeasured(no_count(what))
-                return self.scaled(int(raw), metrics[NUM_ROWS], metric.scale, what)
+                observed = self.scaled(int(raw), metrics[NUM_ROWS], metric.scale, what)
+                if isinstance(observed, Observed) and self.kind.row_level:
+                    return Observed(observed.value, {"marked_rows": int(raw)})
+                return observed
             case Value.COUNT:
                 return Observed(int(raw)) if raw is not None else Unmeasured(no_count(what))
             case Value.NUMBER:
-                return floating(raw, what)
+                value = floating(raw, what)
+                if self.marks_by_bounds and isinstance(value, Observed) and metrics.get(MARKED_ROWS) is not None:
+                    return Observed(value.value, {"marked_rows": int(metrics[MARKED_ROWS])})
+                return value
             case _:  # Value.AGE
                 return self.age(raw, metric)
 

@@ -16,6 +16,7 @@ a typed NULL; the expectation explains it from the same checks.
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
 from decimal import Decimal
 from typing import Any
 
@@ -29,14 +30,16 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
-from dqx_gx.kinds.kind import On, Pass
+from dqx_gx.kinds.kind import Marks, On, Pass
+from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
-from dqx_gx.spark.expressions import num_rows
+from dqx_gx.spark.expressions import count_if, num_rows
 
 BATCH_SCHEMA = "dqx.batch_schema"
 NUM_ROWS = "dqx.num_rows"
 FIRST_PASS = "dqx.aggregate"
 SECOND_PASS = "dqx.distinct_aggregate"
+MARKED_ROWS = "dqx.marked_rows"
 
 
 def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
@@ -44,6 +47,11 @@ def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     arguments = {k: v for k, v in kind.arguments(metric).items() if k != "scale"}
     name = FIRST_PASS if kind.spark.pass_ is Pass.FIRST else SECOND_PASS
     return name, {"kind": kind.metric.value, **arguments}
+
+
+def marked(kind: Kind, metric: Metric, interval: Interval) -> dict[str, Any]:
+    """The value kwargs of :class:`MarkedRows` for a bound-based rule."""
+    return {**measured(kind, metric)[1], "interval": asdict(interval)}
 
 
 class BatchSchema(TableMetricProvider):
@@ -174,7 +182,7 @@ class KindAggregate(Aggregate):
     """The declared aggregate of a kind (``kind`` plus the metric's arguments); NULL when it cannot be measured."""
 
     metric_name = FIRST_PASS
-    value_keys = (
+    value_keys: tuple[str, ...] = (
         "kind",
         "column",
         "columns",
@@ -186,6 +194,8 @@ class KindAggregate(Aggregate):
         "value",
         "aggregation",
     )
+    result_type: str | None = None
+    """The Spark type of the result; None: the kind's own."""
 
     @classmethod
     def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
@@ -193,9 +203,28 @@ class KindAggregate(Aggregate):
         metric = kind.metric_of(kwargs)
         fields = tuple(columns.find(name) for name in metric.columns)
         if any(f is None or type_problem(kind, metric, f) for f in fields):
-            return F.lit(None).cast(kind.spark.result_type)
+            return F.lit(None).cast(cls.result_type or kind.spark.result_type)
         found = tuple(f for f in fields if f is not None)
-        return kind.spark.aggregate(On(metric, found, tuple(spark_column(f) for f in found)))
+        return cls.measure(kind, On(metric, found, tuple(spark_column(f) for f in found)), kwargs)
+
+    @classmethod
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any]) -> Column:
+        return kind.spark.aggregate(on)
+
+
+class MarkedRows(KindAggregate):
+    """The rows a bound-based kind (custom min/max) marks under the rule's ``interval``: what its
+    failed-row samples are drawn from. Rides the first pass."""
+
+    metric_name = MARKED_ROWS
+    value_keys = (*KindAggregate.value_keys, "interval")
+    result_type = "bigint"
+
+    @classmethod
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any]) -> Column:
+        marks = kind.spark.marks
+        assert isinstance(marks, Marks)
+        return count_if(marks.predicate(replace(on, interval=Interval(**kwargs["interval"]))))
 
 
 class DistinctAggregate(KindAggregate):

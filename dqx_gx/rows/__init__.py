@@ -4,6 +4,22 @@ Built from the same kind declarations as the verdict (``Kind.spark.marks``), so 
 marks are exactly the rows its count counts. Spark only; no GX.
 """
 
-from dqx_gx.rows.gate import ERRORS, WARNINGS, RowGateError, annotate_rows, split_rows
+from dqx_gx.rows.gate import (
+    ERRORS,
+    WARNINGS,
+    RowGateError,
+    annotate_rows,
+    split_annotated,
+    split_rows,
+    warn_without_row_rules,
+)
 
-__all__ = ["ERRORS", "WARNINGS", "RowGateError", "annotate_rows", "split_rows"]
+__all__ = [
+    "ERRORS",
+    "WARNINGS",
+    "RowGateError",
+    "annotate_rows",
+    "split_annotated",
+    "split_rows",
+    "warn_without_row_rules",
+]

@@ -64,15 +64,23 @@ def split_rows(
     A contract without row-level rules gives ``(all rows, no rows)`` and a ContractWarning.
     """
     annotated = annotate_rows(contract, dataframe, now=now)
+    warn_without_row_rules(contract, dataframe)
+    return split_annotated(annotated)
+
+
+def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one)."""
+    return annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS), annotated.filter(F.col(ERRORS).isNotNull())
+
+
+def warn_without_row_rules(contract: Contract, dataframe: DataFrame) -> None:
+    """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
     if not row_checks(contract, Columns.of(dataframe)):
         warnings.warn(
             f"{contract.check_name} has no row-level rule for this batch: every row is valid",
             ContractWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    valid = annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS)
-    quarantine = annotated.filter(F.col(ERRORS).isNotNull())
-    return valid, quarantine
 
 
 def _annotation(checks: list[RowCheck]) -> Column:

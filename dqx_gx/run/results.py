@@ -11,6 +11,7 @@ from returns.result import Failure, Result, Success
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.expectations.suite import rule_id
+from dqx_gx.rows.samples import Samples
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
 
 
@@ -25,6 +26,10 @@ class RuleResult:
     reason: str | None = None
     """Why the rule failed without a comparison, or was skipped."""
     expectation_type: str | None = None
+    marked_rows: int | None = None
+    """Rows a row-level rule marked (for duplicates, the rows beyond the first of each key)."""
+    samples: Samples | None = None
+    """Up to N of the rows a failing row-level rule marked (SPEC §5), sensitive values as ``***``."""
 
 
 def rule_results(
@@ -44,6 +49,7 @@ def rule_results(
 def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> RuleResult:
     expression = rule.expression()
     expectation_type = None
+    marked: int | None = None
     status: AssertionStatus
     reason: str | None
     if skip_reason is not None:
@@ -54,6 +60,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
     else:
         status, metric, observed, reason = _evaluate(rule, evr, expression)
         expectation_type = evr.expectation_config.type
+        marked = ((evr.result or {}).get("details") or {}).get("marked_rows")
     assertion = AssertionResult(
         yyyy_mm_dd=where.key.yyyy_mm_dd,
         suite=where.suite,
@@ -66,7 +73,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         tags=dict(where.key.tags),
         assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
     )
-    return RuleResult(rule, assertion, observed, reason, expectation_type)
+    return RuleResult(rule, assertion, observed, reason, expectation_type, marked)
 
 
 @dataclass(frozen=True)

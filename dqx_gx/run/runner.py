@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -10,8 +10,9 @@ from dqx.common import AssertionResult, ResultKey
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
-from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite
+from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
+from dqx_gx.rows.samples import DEFAULT_SAMPLES, Samples, failed_row_samples
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run.artifacts import ephemeral_context, install
@@ -69,6 +70,7 @@ def run_contract(
     strict_schema: bool = False,
     data_docs: bool = False,
     allow_sql: bool = False,
+    samples: int = DEFAULT_SAMPLES,
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
@@ -81,7 +83,9 @@ def run_contract(
     reporting failed assertions. ``data_docs`` adds GX's UpdateDataDocsAction.
     ``allow_sql`` runs the contract's ``type: sql`` rules, each only if it is a single
     read-only SELECT over the batch (else ContractValidationError); without it they are
-    SKIPPED.
+    SKIPPED. ``samples`` is how many failed rows to show per failing row-level rule (0: none);
+    they are fetched in one more Spark job only when such a rule failed, with sensitive values
+    as ``***``, and recorded in the GX validation result (and its data docs) too.
 
     The caller's DataFrame is neither cached nor modified.
     """
@@ -98,9 +102,16 @@ def run_contract(
             expectation_parameters={NOW_PARAMETER: moment},
         )
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
+    results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
+    failing = {r.rule.id: r.marked_rows for r in results if r.assertion.status == "FAILED" and r.marked_rows}
+    found = failed_row_samples(contract, dataframe, failing, samples) if failing and samples > 0 else {}
+    if found:
+        results = tuple(replace(r, samples=found.get(r.rule.id)) for r in results)
+        with atomic_writes(context):
+            _record_samples(context, checkpoint_result, found, data_docs=data_docs)
     run = ContractRun(
         contract=contract,
-        rule_results=rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key),
+        rule_results=results,
         checkpoint_result=checkpoint_result,
         suite_name=artifacts.suite.name,
         now=moment,
@@ -108,6 +119,21 @@ def run_contract(
     if strict_schema:
         _require_no_nulls(run)
     return run
+
+
+def _record_samples(
+    context: AbstractDataContext, checkpoint_result: CheckpointResult, found: dict[str, Samples], *, data_docs: bool
+) -> None:
+    """Put the samples into GX's validation results (``result.details.samples``), store them again and
+    rebuild the data docs pages of this run, so GX shows what dqx-gx reports."""
+    for key, suite_result in checkpoint_result.run_results.items():
+        for evr in suite_result.results:
+            found_here = found.get(rule_id(evr.expectation_config.meta) or "") if evr.expectation_config else None
+            if found_here is not None:
+                evr.result.setdefault("details", {})["samples"] = found_here.to_dict()
+        context.validation_results_store.set(key, suite_result)
+    if data_docs:
+        context.build_data_docs(resource_identifiers=list(checkpoint_result.run_results))
 
 
 def _require_declared_schema(contract: Contract, columns: Columns) -> None:

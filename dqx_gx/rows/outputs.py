@@ -1,0 +1,108 @@
+"""Writing the gate's two outputs (valid rows, quarantined rows) so that a failed run leaves neither half-written.
+
+On the local filesystem each output is written by Spark into a temporary sibling folder and
+renamed into place once complete; an existing output is replaced only with ``overwrite`` (the old
+one is moved aside first and removed last). Elsewhere (``s3://``, ``abfss://``, …) Spark's own
+commit protocol writes the folder and dqx-gx cannot rename it: that is said in the docs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import ArrayType, MapType, StructType
+
+from dqx_gx.spark.columns import spark_column
+
+WRITE_FORMATS = ("parquet", "csv", "json", "orc")
+
+
+class OutputError(ValueError):
+    """An output cannot be written as asked (it exists, its folder is missing, the format cannot hold it)."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where one output goes: a path Spark can write, and whether it is on this machine's filesystem."""
+
+    path: str
+
+    @property
+    def local(self) -> Path | None:
+        if "://" in self.path and not self.path.startswith("file://"):
+            return None
+        return Path(self.path.removeprefix("file://")).resolve()
+
+    def check(self, *, overwrite: bool, option: str) -> None:
+        """Refuse before the run what would fail after it: an existing output without ``overwrite``,
+        a missing parent folder."""
+        local = self.local
+        if local is None:
+            return
+        if local.exists() and not overwrite:
+            raise OutputError(f"{option} {self.path}: already exists; give --overwrite to replace it")
+        if not local.parent.is_dir():
+            raise OutputError(f"{option} {self.path}: the folder {local.parent} does not exist")
+
+
+def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, overwrite: bool) -> None:
+    """Write each frame whole; on any failure nothing of this run is left behind (old outputs kept)."""
+    with contextlib.ExitStack() as staged:
+        moves = [staged.enter_context(_staged(output)) for _, output in frames]
+        for (frame, output), target in zip(frames, moves, strict=True):
+            writer = _writable(frame, write_format).write.format(write_format)
+            if write_format == "csv":
+                writer = writer.option("header", "true")
+            if target is None:  # not local: Spark's commit protocol
+                writer.mode("overwrite" if overwrite else "errorifexists").save(output.path)
+            else:
+                writer.mode("errorifexists").save(str(target))
+        for (_, output), target in zip(frames, moves, strict=True):
+            if target is not None:
+                _replace(target, Path(output.local or output.path))
+
+
+@contextlib.contextmanager
+def _staged(output: Output) -> Iterator[Path | None]:
+    """A temporary sibling to write into, removed if it is still there at the end."""
+    local = output.local
+    if local is None:
+        yield None
+        return
+    temporary = local.parent / f".{local.name}.dqx-gx-{secrets.token_hex(6)}.tmp"
+    try:
+        yield temporary
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _replace(written: Path, target: Path) -> None:
+    old = target.parent / f".{target.name}.dqx-gx-{secrets.token_hex(6)}.old"
+    if target.exists() or target.is_symlink():
+        os.replace(target, old)
+    os.replace(written, target)
+    if old.is_dir():
+        shutil.rmtree(old, ignore_errors=True)
+    elif old.exists():
+        old.unlink()
+
+
+def _writable(frame: DataFrame, write_format: str) -> DataFrame:
+    """CSV holds no arrays, maps or structs (the annotation columns among them): they are written as JSON text."""
+    if write_format != "csv":
+        return frame
+    nested = (ArrayType, MapType, StructType)
+    return frame.select(
+        *[
+            F.to_json(spark_column(f)).alias(f.name) if isinstance(f.dataType, nested) else spark_column(f)
+            for f in frame.schema.fields
+        ]
+    )

@@ -1,0 +1,94 @@
+"""Failed-row samples: a few rows each failing row-level rule marked, sensitive values hidden (SPEC §5).
+
+All failing rules are sampled in one Spark job with no shuffle: each rule keeps a marked row when
+a hash of the row falls under a threshold chosen from the rule's marked-row count (known from the
+run), so about ``OVERSAMPLE × limit`` rows per rule reach the driver however many rows failed, and
+the first ``limit`` of them are kept. A failing duplicates rule adds the shuffle its window needs.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.rows.marks import row_checks
+from dqx_gx.spark.columns import Columns, spark_column
+
+DEFAULT_SAMPLES = 5
+REDACTED = "***"
+OVERSAMPLE = 8
+"""Rows kept per rule before the first ``limit`` are chosen: enough that fewer than ``limit`` arrive
+only with negligible probability (Poisson(40) ≤ 4 is about 1e-12)."""
+_BUCKETS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Sample rows of one rule: the key columns and the rule's columns, as text (``***`` when sensitive)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str | None, ...], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"columns": list(self.columns), "rows": [list(row) for row in self.rows]}
+
+
+def failed_row_samples(
+    contract: Contract, dataframe: DataFrame, marked: Mapping[str, int], limit: int = DEFAULT_SAMPLES
+) -> dict[str, Samples]:
+    """Up to ``limit`` marked rows for each rule id in ``marked`` (rule id → rows it marked, about).
+
+    One Spark job for all of them; nothing runs when ``marked`` is empty or ``limit`` is 0.
+    """
+    columns = Columns.of(dataframe)
+    checks = [c for c in row_checks(contract, columns) if marked.get(c.rule.id, 0) > 0]
+    if not checks or limit <= 0:
+        return {}
+    secret = {f.name for name in contract.sensitive_columns if (f := columns.find(name)) is not None}
+    shown: dict[str, tuple[str, ...]] = {}
+    fields: dict[str, Any] = {}
+    for check in checks:
+        wanted: list[str] = []
+        for name in (*contract.sample_key, *check.rule.metric.columns):
+            field = columns.find(name)
+            if field is not None and name not in wanted:
+                wanted.append(name)
+                fields[name] = field
+        shown[check.rule.id] = tuple(wanted)
+    order = list(fields)
+    row_hash = F.xxhash64(*[spark_column(fields[n]).cast("string") for n in order]) if order else F.lit(0)
+    bucket = F.pmod(row_hash, F.lit(_BUCKETS))
+    picks = [
+        (check.marked & _kept(bucket, marked[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
+        for i, check in enumerate(checks)
+    ]
+    values = [_value(fields[n], fields[n].name in secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
+    picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
+    rows = dataframe.select(*picks, *values).where(picked_by_any).collect()
+    samples: dict[str, Samples] = {}
+    for i, check in enumerate(checks):
+        names = shown[check.rule.id]
+        picked = [row for row in rows if row[f"_dqx_pick_{i}"]][:limit]
+        samples[check.rule.id] = Samples(
+            names, tuple(tuple(row[f"_dqx_value_{order.index(n)}"] for n in names) for row in picked)
+        )
+    return samples
+
+
+def _kept(bucket: Column, marked: int, limit: int) -> Column:
+    """True for about ``OVERSAMPLE × limit`` of ``marked`` rows (all of them when they are few)."""
+    wanted = OVERSAMPLE * limit
+    if marked <= wanted:
+        return F.lit(True)
+    return bucket < F.lit(max(1, _BUCKETS * wanted // marked))
+
+
+def _value(field: Any, sensitive: bool) -> Column:
+    return F.lit(REDACTED) if sensitive else spark_column(field).cast("string")
