@@ -88,7 +88,8 @@ def to_json(run: ContractRun) -> str:
 def _result_json(result: RuleResult) -> dict[str, Any]:
     a = result.assertion
     if isinstance(a.metric, Success):
-        metric: dict[str, Any] = {"value": a.metric.unwrap()}
+        value = a.metric.unwrap()
+        metric: dict[str, Any] = {"value": None if isinstance(value, float) and math.isnan(value) else value}
     else:
         metric = {
             "failures": [{"error_message": f.error_message, "expression": f.expression} for f in a.metric.failure()]

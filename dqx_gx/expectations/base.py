@@ -29,6 +29,7 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.expectations.metrics import BATCH_SCHEMA
 from dqx_gx.kinds import Scale
+from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns
 
@@ -111,6 +112,8 @@ class DqxExpectation(BatchExpectation):
             success = not details.get("failure")
         else:
             success = self.interval.passes(float(value))
+        if (self.meta or {}).get("dqx", {}).get("sensitive"):  # judged on the value, shown as *** (SPEC §5)
+            value, details = REDACTED, {**details, "redacted": True}
         result: dict[str, Any] = {"observed_value": value}
         if details:
             result["details"] = details

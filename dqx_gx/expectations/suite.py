@@ -168,6 +168,8 @@ def _rule_meta(rule: Rule, contract: Contract) -> dict[str, Any]:
     }
     if isinstance(rule, MetricRule):
         meta["metric"] = rule.metric.kind.value
+        if kind_of(rule.metric).shows_values and set(rule.metric.columns) & contract.sensitive_columns:
+            meta["sensitive"] = True
     if isinstance(rule, MetricRule | SqlRule) and rule.threshold is not None:
         value = rule.threshold.value
         meta["operator"] = rule.threshold.operator.value

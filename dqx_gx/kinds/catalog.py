@@ -237,6 +237,7 @@ def _statistic(
         value=Value.NUMBER,
         spark=Spark(aggregate, marks, result_type="struct<v:double,nan:boolean>"),
         expectation=expectation,
+        shows_values=Param.COLUMN_TYPE not in more.get("params", ()),
         **more,
     )
 
@@ -396,6 +397,7 @@ KINDS: Mapping[MetricKind, Kind] = {
             ),
             expectation="expect_dqx_percentile",
             params=(Param.PERCENTILE,),
+            shows_values=True,
         ),
         _statistic(
             "expect_dqx_min_length", MetricKind.MIN_LENGTH, _lengths, _length("min"), params=(Param.COLUMN_TYPE,)
@@ -415,6 +417,7 @@ KINDS: Mapping[MetricKind, Kind] = {
             expectation="expect_dqx_freshness",
             params=(Param.AGGREGATION,),
             subject="freshness",
+            shows_values=True,
         ),
     )
 }

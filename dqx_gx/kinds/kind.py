@@ -45,6 +45,9 @@ class TypeFamily(StrEnum):
     OTHER = "other"
 
 
+REDACTED = "***"
+"""How a value of a sensitive column is shown in every output (SPEC §5)."""
+
 NUMBERS = frozenset({TypeFamily.INTEGER, TypeFamily.FRACTIONAL})
 COMPOSITES = frozenset({TypeFamily.ARRAY, TypeFamily.MAP, TypeFamily.STRUCT})
 
@@ -198,6 +201,9 @@ class Kind:
     params: tuple[Param, ...] = ()
     subject: str | None = None
     """How type problems name the kind (default: its metric name)."""
+    shows_values: bool = False
+    """Its number is (or reveals) a value of the column (min, max, percentile, …): on a sensitive column
+    it is reported as ``***`` (SPEC §5); counts and lengths are not values."""
 
     @property
     def row_level(self) -> bool:

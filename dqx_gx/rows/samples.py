@@ -18,11 +18,11 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rows.marks import row_checks
 from dqx_gx.spark.columns import Columns, spark_column
 
 DEFAULT_SAMPLES = 5
-REDACTED = "***"
 OVERSAMPLE = 8
 """Rows kept per rule before the first ``limit`` are chosen: enough that fewer than ``limit`` arrive
 only with negligible probability (Poisson(40) ≤ 4 is about 1e-12)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -97,10 +98,13 @@ def _evaluate(
     if raised is not None:
         reason = f"GX could not evaluate the rule: {raised}"
         return "FAILED", _failure(reason, expression), observed, reason
-    failure = (result.get("details") or {}).get("failure")
+    details = result.get("details") or {}
+    failure = details.get("failure")
     if failure:
         return "FAILED", _failure(failure, expression), observed, failure
     status: AssertionStatus = "PASSED" if evr.success else "FAILED"
+    if details.get("redacted"):  # a value of a sensitive column: judged, never shown (SPEC §5)
+        return status, Success(math.nan), observed, None
     if isinstance(rule, TypeRule):
         return status, Success(0.0), observed, None
     number = _number(observed)

@@ -1,0 +1,132 @@
+"""dqx-gx validate --valid/--quarantine: both outputs from one evaluation, written whole, never over an old one silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from pyspark.sql import DataFrameWriter, SparkSession
+from pyspark.sql import functions as F
+
+from dqx_gx.cli import main
+from dqx_gx.rows import ERRORS, WARNINGS
+from tests.conftest import EXAMPLES
+
+CONTRACT = str(EXAMPLES / "orders" / "orders.odcs.yaml")
+BAD = str(EXAMPLES / "orders" / "data" / "bad.parquet")
+NOW = "2026-11-22T12:00:00Z"
+
+
+def validate(*extra: str) -> int:
+    return main(["validate", CONTRACT, "--data", BAD, "--now", NOW, "--samples", "0", *extra])
+
+
+def jobs_of(spark: SparkSession, group: str, contract: str, *extra: str) -> int:
+    spark.sparkContext.setJobGroup(group, group)
+    try:
+        main(["validate", contract, "--data", BAD, "--now", NOW, "--samples", "0", *extra])
+    finally:
+        spark.sparkContext.setJobGroup("none", "none")
+    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
+def test_both_outputs_hold_every_row_once(spark: SparkSession, tmp_path: Path) -> None:
+    assert validate("--valid", str(tmp_path / "valid"), "--quarantine", str(tmp_path / "quarantine")) == 1
+    valid = spark.read.parquet(str(tmp_path / "valid"))
+    quarantine = spark.read.parquet(str(tmp_path / "quarantine"))
+    source = spark.read.parquet(BAD)
+    assert valid.count() + quarantine.count() == source.count() == 121
+    assert WARNINGS in valid.columns and ERRORS not in valid.columns
+    assert {ERRORS, WARNINGS} <= set(quarantine.columns)
+    assert quarantine.filter(F.col(ERRORS).isNull()).count() == 0
+    rules = {e["rule"] for row in quarantine.select(ERRORS).collect() for e in row[ERRORS]}
+    assert rules == {
+        "composite_key_unique",
+        "status_valid_values",
+        "total_amount has no nulls (required)",
+        "total_amount_complete",
+    }
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quarantine", "valid"]  # no temporary siblings left
+
+
+ROW_RULES_ONLY = """
+apiVersion: v3.1.0
+kind: DataContract
+id: row-rules
+name: row_rules
+version: 1.0.0
+status: active
+schema:
+  - name: orders_tbl
+    properties:
+      - {name: order_id, logicalType: integer, required: true}
+      - name: status
+        logicalType: string
+        quality:
+          - {name: status valid, metric: invalidValues, arguments: {validValues: [pending, shipped]}, mustBe: 0, severity: error}
+      - {name: total_amount, logicalType: number, required: true}
+"""
+
+
+def test_the_input_is_evaluated_once_for_the_verdict_and_both_outputs(spark: SparkSession, tmp_path: Path) -> None:
+    contract = tmp_path / "rows.odcs.yaml"
+    contract.write_text(ROW_RULES_ONLY)
+    verdict_only = jobs_of(spark, "verdict-only", str(contract))
+    with_outputs = jobs_of(
+        spark, "with-outputs", str(contract), "--valid", str(tmp_path / "v"), "--quarantine", str(tmp_path / "q")
+    )
+    # +1: AQE materializes the cached annotated rows in a job of their own, the one read of the input and
+    # evaluation of the row rules; the verdict's passes then read the cache, and each output is one write job
+    assert with_outputs == verdict_only + 1 + 2
+
+
+def test_an_existing_output_is_refused_without_overwrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spark: SparkSession
+) -> None:
+    (tmp_path / "valid").mkdir()
+    (tmp_path / "valid" / "keep.txt").write_text("old")
+    with pytest.raises(SystemExit) as exited:
+        validate("--valid", str(tmp_path / "valid"))
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"error: --valid {tmp_path / 'valid'}: already exists; give --overwrite to replace it"
+    )
+    assert validate("--valid", str(tmp_path / "valid"), "--overwrite") == 1
+    assert not (tmp_path / "valid" / "keep.txt").exists()
+    assert spark.read.parquet(str(tmp_path / "valid")).count() == 117
+
+
+def test_a_failed_write_leaves_no_output_and_keeps_the_old_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "quarantine").mkdir()
+    (tmp_path / "quarantine" / "keep.txt").write_text("old")
+    real_save = DataFrameWriter.save
+    calls: list[str] = []
+
+    def second_save_fails(self: DataFrameWriter, path: str | None = None, **kwargs: object) -> None:
+        calls.append(str(path))
+        if len(calls) == 2:
+            raise OSError("disk full")
+        real_save(self, path, **kwargs)
+
+    with mock.patch.object(DataFrameWriter, "save", second_save_fails), pytest.raises(SystemExit):
+        validate("--valid", str(tmp_path / "valid"), "--quarantine", str(tmp_path / "quarantine"), "--overwrite")
+    assert "disk full" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quarantine"]
+    assert [p.name for p in (tmp_path / "quarantine").iterdir()] == ["keep.txt"]
+
+
+@pytest.mark.parametrize("write_format", ["csv", "json", "orc"])
+def test_other_formats_hold_the_annotation(spark: SparkSession, tmp_path: Path, write_format: str) -> None:
+    assert validate("--quarantine", str(tmp_path / "q"), "--write-format", write_format) == 1
+    reader = spark.read.option("header", "true") if write_format == "csv" else spark.read
+    quarantine = reader.format(write_format).load(str(tmp_path / "q"))
+    assert quarantine.count() == 4
+    errors = quarantine.select(ERRORS).first()
+    assert (
+        (errors is not None
+        and "composite_key_unique" in str(errors[0]))
+        or quarantine.filter(F.col(ERRORS).cast("string").contains("status_valid_values")).count() == 1
+    )

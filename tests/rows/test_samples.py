@@ -1,0 +1,174 @@
+"""Failed-row samples: only for failing row-level rules, one extra Spark job, sensitive values never shown."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from dqx_gx import Contract, ContractWarning, run_contract
+from dqx_gx.cli import main
+from tests.documents import odcs_document
+
+SECRET = "s3cr3t.person@example.org"
+SALARY = 987654.25
+
+
+def contract_document() -> dict[str, Any]:
+    properties = [
+        {"name": "id", "logicalType": "integer", "primaryKey": True},
+        {
+            "name": "email",
+            "logicalType": "string",
+            "classification": "Restricted",
+            "logicalTypeOptions": {"pattern": "^[a-z]+@example\\.com$"},
+            "quality": [{"name": "email nulls", "metric": "nullValues", "mustBe": 0, "severity": "error"}],
+        },
+        {
+            "name": "salary",
+            "logicalType": "number",
+            "customProperties": [{"property": "pii", "value": True}],
+            "quality": [
+                {
+                    "name": "salary cap",
+                    "type": "custom",
+                    "engine": "dqx",
+                    "severity": "error",
+                    "implementation": {"check": "max", "column": "salary", "mustBeLessThan": 500000},
+                }
+            ],
+        },
+        {
+            "name": "status",
+            "logicalType": "string",
+            "quality": [
+                {
+                    "name": "status valid",
+                    "metric": "invalidValues",
+                    "arguments": {"validValues": ["new", "done"]},
+                    "mustBe": 0,
+                    "severity": "error",
+                }
+            ],
+        },
+    ]
+    return odcs_document([{"name": "people", "properties": properties}])
+
+
+@pytest.fixture(scope="module")
+def contract() -> Contract:
+    (loaded,) = Contract.from_odcs(contract_document())
+    return loaded
+
+
+def people(spark: SparkSession, bad: int) -> DataFrame:
+    """1,000 good rows and ``bad`` rows breaking the pattern, the cap and the status list (id 5000+)."""
+    good = [(i, f"p{chr(97 + i % 26)}@example.com", 1000.0 + i, "new") for i in range(1000)]
+    broken = [
+        (5000 + i, SECRET if i == 0 else f"x{i}@bad.org", SALARY if i == 0 else 600000.0, "gone") for i in range(bad)
+    ]
+    return spark.createDataFrame(good + broken, "id int, email string, salary double, status string")
+
+
+@contextmanager
+def jobs(spark: SparkSession, group: str) -> Iterator[list[int]]:
+    counted: list[int] = []
+    spark.sparkContext.setJobGroup(group, group)
+    try:
+        yield counted
+    finally:
+        counted.append(len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)))
+        spark.sparkContext.setJobGroup("none", "none")
+
+
+def test_samples_cost_one_job_only_when_a_row_level_rule_fails(spark: SparkSession, contract: Contract) -> None:
+    failing, passing = people(spark, 3), people(spark, 0)
+    counts = {}
+    for name, frame, samples in (
+        ("fail0", failing, 0),
+        ("fail5", failing, 5),
+        ("pass0", passing, 0),
+        ("pass5", passing, 5),
+    ):
+        with jobs(spark, name) as counted:
+            run = run_contract(contract, frame, samples=samples)
+        counts[name] = counted[0]
+        assert all(r.samples is None for r in run.rule_results) == (name != "fail5"), name
+    assert counts["fail5"] == counts["fail0"] + 1
+    assert counts["pass5"] == counts["pass0"]
+
+
+def test_samples_show_the_key_and_the_rules_columns_of_marked_rows(spark: SparkSession, contract: Contract) -> None:
+    run = run_contract(contract, people(spark, 3), samples=2)
+    results = {r.rule.name: r for r in run.rule_results}
+    status = results["status valid"].samples
+    assert status is not None and status.columns == ("id", "status")
+    assert len(status.rows) == 2 and all(int(i) >= 5000 and s == "gone" for i, s in status.rows)
+    cap = results["salary cap"].samples
+    assert cap is not None and cap.columns == ("id", "salary")
+    assert len(cap.rows) == 2 and all(salary == "***" for _, salary in cap.rows)
+    pattern = results["email pattern ^[a-z]+@example\\.com$"]
+    assert pattern.samples is not None and {row[1] for row in pattern.samples.rows} == {"***"}
+    assert results["email nulls"].samples is None  # passed
+
+
+def test_many_failed_rows_still_give_exactly_the_asked_samples(spark: SparkSession, contract: Contract) -> None:
+    frame = people(spark, 0).withColumn("status", F.when(F.col("id") % 3 == 0, "gone").otherwise(F.col("status")))
+    run = run_contract(contract, frame, samples=5)
+    (status,) = [r for r in run.rule_results if r.rule.name == "status valid"]
+    assert status.marked_rows == 334 and status.observed == 334
+    assert status.samples is not None and len(status.samples.rows) == 5
+    assert all(int(i) % 3 == 0 and s == "gone" for i, s in status.samples.rows)
+
+
+def test_statistics_of_sensitive_columns_are_judged_but_never_shown(spark: SparkSession, contract: Contract) -> None:
+    run = run_contract(contract, people(spark, 1))
+    (cap,) = [r for r in run.rule_results if r.rule.name == "salary cap"]
+    assert cap.assertion.status == "FAILED" and cap.observed == "***"
+    assert cap.marked_rows == 1
+
+
+def test_no_output_of_a_run_shows_a_sensitive_value(spark: SparkSession, tmp_path: Path) -> None:
+    data = tmp_path / "people.parquet"
+    people(spark, 3).write.parquet(str(data))
+    contract_file = tmp_path / "people.odcs.json"
+    contract_file.write_text(json.dumps(contract_document()))
+    project = tmp_path / "project"
+    for output in ("table", "json", "junit"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ContractWarning)
+            code = main(
+                [
+                    "validate",
+                    str(contract_file),
+                    "--data",
+                    str(data),
+                    "--output",
+                    output,
+                    "--output-file",
+                    str(tmp_path / f"report.{output}"),
+                    "--gx-dir",
+                    str(project),
+                    "--data-docs",
+                    "--quarantine",
+                    str(tmp_path / f"q-{output}"),
+                ]
+            )
+        assert code == 1
+    written = [p for p in [*tmp_path.glob("report.*"), *project.rglob("*")] if p.is_file()]
+    assert any(p.suffix == ".html" for p in written) and any("validations" in p.parts for p in written)
+    for path in written:
+        text = path.read_text(errors="replace")
+        assert SECRET not in text and "987654" not in text, path
+    assert "***" in (tmp_path / "report.table").read_text()
+    html = "".join(p.read_text() for p in written if p.suffix == ".html" and "validations" in p.parts)
+    assert "***" in html and "gone" in html  # the samples table is in data docs
+    quarantined = spark.read.parquet(str(tmp_path / "q-table"))
+    assert quarantined.filter(F.col("email") == SECRET).count() == 1  # the data itself is the data
