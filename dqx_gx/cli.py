@@ -23,7 +23,6 @@ from typing import Any, NoReturn
 
 import great_expectations as gx
 from dqx.common import ResultKey
-from pyspark import StorageLevel
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
@@ -31,8 +30,8 @@ from dqx_gx import report
 from dqx_gx.contract import Contract, load_contracts
 from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
 from dqx_gx.expectations import build_suite
-from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_annotated, warn_without_row_rules
-from dqx_gx.rows.outputs import WRITE_FORMATS, Output, OutputError, write_outputs
+from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, split_annotated, warn_without_row_rules
+from dqx_gx.rows.outputs import WRITE_FORMATS, Output, OutputError, gated, write_outputs
 from dqx_gx.rows.samples import DEFAULT_SAMPLES
 from dqx_gx.rules.rule import SqlRule
 from dqx_gx.rules.timestamps import run_moment
@@ -101,23 +100,19 @@ def _validate(args: argparse.Namespace) -> int:
     frame = _read(spark, args.data, args.format)
     context = _file_context(args.gx_dir) if args.gx_dir else None
     key = ResultKey(result_date or moment.date(), tags)
+    options: dict[str, Any] = {
+        "now": moment,
+        "key": key,
+        "context": context,
+        "strict_schema": args.strict_schema,
+        "data_docs": args.data_docs,
+        "allow_sql": args.allow_sql,
+        "samples": args.samples,
+    }
     with _reported_warnings(args.verbose):
-        # With outputs, the input is read and the rules evaluated once: the annotated rows are cached,
-        # and the verdict and both outputs read them.
-        annotated = annotate_rows(contract, frame).persist(StorageLevel.MEMORY_AND_DISK) if outputs else None
-        try:
-            run = run_contract(
-                contract,
-                annotated.drop(ERRORS, WARNINGS) if annotated is not None else frame,
-                now=moment,
-                key=key,
-                context=context,
-                strict_schema=args.strict_schema,
-                data_docs=args.data_docs,
-                allow_sql=args.allow_sql,
-                samples=args.samples,
-            )
-            if annotated is not None:
+        if outputs:  # the input is read and the rules evaluated once for the verdict and both outputs
+            with gated(contract, frame) as annotated:
+                run = run_contract(contract, annotated.drop(ERRORS, WARNINGS), **options)
                 warn_without_row_rules(contract, frame)
                 valid, quarantine = split_annotated(annotated)
                 chosen = {"--valid": valid, "--quarantine": quarantine}
@@ -126,9 +121,8 @@ def _validate(args: argparse.Namespace) -> int:
                     args.write_format,
                     overwrite=args.overwrite,
                 )
-        finally:
-            if annotated is not None:
-                annotated.unpersist()
+        else:
+            run = run_contract(contract, frame, **options)
     rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](run)
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from pyspark.sql import Column
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
-    from pyspark.sql import window as W
     from pyspark.sql.types import StructField
 
     from dqx_gx.spark import expressions as X
@@ -50,7 +49,6 @@ if TYPE_CHECKING:
 else:
     F = LazyModule("pyspark.sql.functions")
     T = LazyModule("pyspark.sql.types")
-    W = LazyModule("pyspark.sql.window")
     X = LazyModule("dqx_gx.spark.expressions")
     formats = LazyModule("dqx_gx.spark.formats")
 
@@ -179,8 +177,8 @@ def _distinct(on: On) -> Column:
 def _duplicated(on: On) -> Column:
     """The rows whose key occurs more than once; for one column also every NULL key, which the
     metric counts as a duplicate (``COUNT(DISTINCT c)`` leaves NULLs out)."""
-    repeated = F.count(F.lit(1)).over(W.Window.partitionBy(*on.columns)) > 1
-    return on.column.isNull() | repeated if len(on.columns) == 1 else repeated
+    assert on.repeated is not None, "key-reach marks need the repeated keys (dqx_gx.rows.marks)"
+    return on.column.isNull() | on.repeated if len(on.columns) == 1 else on.repeated
 
 
 def _duplicated_words(metric: Metric) -> str:

@@ -129,6 +129,8 @@ class On:
     """References to ``fields`` that survive any name (dots, spaces, backticks)."""
     interval: Interval | None = None
     """The rule's pass interval, for kinds whose marks depend on it (min, max)."""
+    repeated: Column | None = None
+    """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
 
     @property
     def field(self) -> StructField:
@@ -155,7 +157,8 @@ class Reach(StrEnum):
     ROW = "row"
     """The row alone: works on any DataFrame, streams included."""
     KEY = "key"
-    """Every row sharing the row's key (duplicates): a window over the batch, not possible on a stream."""
+    """Every row sharing the row's key (duplicates): the gate finds the repeated keys in the batch first
+    (:attr:`On.repeated`); not possible on a stream."""
     BOUNDS = "bounds"
     """The row alone, against the rule's pass interval (custom min/max): only rules with an operator mark."""
 

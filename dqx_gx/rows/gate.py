@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import ContractWarning
 from dqx_gx.kinds.kind import Reach
-from dqx_gx.rows.marks import RowCheck, row_checks
+from dqx_gx.rows.marks import RowCheck, marked, row_rules
 from dqx_gx.spark.columns import Columns
 
 ERRORS = "_dqx_errors"
@@ -42,17 +42,19 @@ def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | d
     clash = sorted({ERRORS, WARNINGS} & set(dataframe.columns))
     if clash:
         raise RowGateError(f"the DataFrame already has {', '.join(clash)}: it was annotated before")
-    checks = row_checks(contract, Columns.of(dataframe))
+    rules = row_rules(contract, Columns.of(dataframe))
     if dataframe.isStreaming:
-        needing_rows = [c.rule.name for c in checks if c.reach is Reach.KEY]
+        needing_rows = [r.rule.name for r in rules if r.marks.reach is Reach.KEY]
         if needing_rows:
             raise RowGateError(
                 f"rule(s) {', '.join(map(repr, needing_rows))} compare rows across the batch, which a "
                 "streaming DataFrame cannot do; gate each micro-batch instead (foreachBatch, see README 'Streams')"
             )
-    errors = [c for c in checks if c.rule.severity == "P0"]
-    warned = [c for c in checks if c.rule.severity != "P0"]
-    return dataframe.withColumns({ERRORS: _annotation(errors), WARNINGS: _annotation(warned)})
+    gate = marked(dataframe, rules)
+    errors = [c for c in gate.checks if c.rule.severity == "P0"]
+    warned = [c for c in gate.checks if c.rule.severity != "P0"]
+    annotated = gate.frame.withColumns({ERRORS: _annotation(errors), WARNINGS: _annotation(warned)})
+    return annotated.drop(*gate.hidden)
 
 
 def split_rows(
@@ -75,7 +77,7 @@ def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 def warn_without_row_rules(contract: Contract, dataframe: DataFrame) -> None:
     """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
-    if not row_checks(contract, Columns.of(dataframe)):
+    if not row_rules(contract, Columns.of(dataframe)):
         warnings.warn(
             f"{contract.check_name} has no row-level rule for this batch: every row is valid",
             ContractWarning,

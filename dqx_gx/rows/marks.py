@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
+from functools import reduce
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
@@ -14,19 +18,37 @@ from dqx_gx.spark.columns import Columns, spark_column, type_problem
 
 
 @dataclass(frozen=True)
+class RowRule:
+    """A row-level rule whose columns are in the batch, with a type its kind can measure."""
+
+    rule: MetricRule
+    kind: Kind
+    fields: tuple[StructField, ...]
+
+    @property
+    def marks(self) -> Marks:
+        assert isinstance(self.kind.spark.marks, Marks)
+        return self.kind.spark.marks
+
+
+@dataclass(frozen=True)
 class RowCheck:
     """One row-level rule on one batch: the rows it marks and what the mark says."""
 
     rule: MetricRule
-    kind: Kind
     marked: Column
     """True for a marked row, never NULL."""
     message: str
 
-    @property
-    def reach(self) -> Reach:
-        assert isinstance(self.kind.spark.marks, Marks)
-        return self.kind.spark.marks.reach
+
+@dataclass(frozen=True)
+class Marked:
+    """A batch ready to be marked: the batch (plus hidden helper columns) and the checks reading it."""
+
+    frame: DataFrame
+    checks: tuple[RowCheck, ...]
+    hidden: tuple[str, ...]
+    """Helper columns added to ``frame`` (repeated-key flags), to drop once the marks are computed."""
 
 
 def is_row_level(rule: Rule) -> bool:
@@ -38,25 +60,60 @@ def is_row_level(rule: Rule) -> bool:
     return isinstance(marks, Marks) and (marks.reach is not Reach.BOUNDS or rule.threshold is not None)
 
 
-def row_checks(contract: Contract, columns: Columns) -> list[RowCheck]:
+def row_rules(contract: Contract, columns: Columns) -> list[RowRule]:
     """The contract's row-level rules that can mark rows of this batch.
 
     A rule whose column is not in the batch, or of a type its kind cannot measure, marks
     nothing: the run reports it FAILED with the reason.
     """
-    checks = []
+    found = []
     for rule in contract.rules:
         if not is_row_level(rule):
             continue
         assert isinstance(rule, MetricRule)
         kind = kind_of(rule.metric)
         fields = tuple(columns.find(name) for name in rule.metric.columns)
-        found = tuple(f for f in fields if f is not None)
-        if len(found) != len(fields) or any(type_problem(kind, rule.metric, f) for f in found):
-            continue
-        marks = kind.spark.marks
-        assert isinstance(marks, Marks)
-        interval = rule.threshold.interval if rule.threshold is not None else None
-        on = On(rule.metric, found, tuple(spark_column(f) for f in found), interval)
-        checks.append(RowCheck(rule, kind, marks.predicate(on), fill(marks.reads, rule.metric)))
-    return checks
+        present = tuple(f for f in fields if f is not None)
+        if len(present) == len(fields) and not any(type_problem(kind, rule.metric, f) for f in present):
+            found.append(RowRule(rule, kind, present))
+    return found
+
+
+def marked(frame: DataFrame, rules: list[RowRule]) -> Marked:
+    """The predicates of ``rules`` on ``frame``.
+
+    Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
+    grouping of the key columns alone and joined back (broadcast when few), so the rows
+    themselves are never shuffled.
+    """
+    checks = []
+    hidden = []
+    for index, row_rule in enumerate(rules):
+        columns = tuple(spark_column(f) for f in row_rule.fields)
+        interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
+        repeated = None
+        if row_rule.marks.reach is Reach.KEY:
+            flag = f"_dqx_repeated_{index}"
+            frame = _with_repeated_keys(frame, row_rule.fields, flag)
+            hidden.append(flag)
+            repeated = F.coalesce(F.col(flag), F.lit(False))
+        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated)
+        checks.append(RowCheck(row_rule.rule, row_rule.marks.predicate(on), fill(row_rule.marks.reads, on.metric)))
+    return Marked(frame, tuple(checks), tuple(hidden))
+
+
+def _with_repeated_keys(frame: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:
+    """``frame`` plus ``flag``: true where the key occurs in more than one row, NULL elsewhere.
+
+    Keys are compared NULL-safely, as ``COUNT(DISTINCT struct(...))`` compares tuples.
+    """
+    aliases = [f"{flag}_key_{k}" for k in range(len(fields))]
+    keys = [spark_column(f) for f in fields]
+    repeated = (
+        frame.groupBy(*[key.alias(alias) for key, alias in zip(keys, aliases, strict=True)])
+        .agg(F.count(F.lit(1)).alias(f"{flag}_rows"))
+        .where(F.col(f"{flag}_rows") > 1)
+        .select(*aliases, F.lit(True).alias(flag))
+    )
+    same_key = reduce(operator.and_, [key.eqNullSafe(F.col(alias)) for key, alias in zip(keys, aliases, strict=True)])
+    return frame.join(F.broadcast(repeated), same_key, "left").drop(*aliases)

@@ -16,10 +16,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, MapType, StructType
 
+from dqx_gx.contract.model import Contract
+from dqx_gx.rows.gate import annotate_rows
 from dqx_gx.spark.columns import spark_column
 
 WRITE_FORMATS = ("parquet", "csv", "json", "orc")
@@ -51,6 +54,17 @@ class Output:
             raise OutputError(f"{option} {self.path}: already exists; give --overwrite to replace it")
         if not local.parent.is_dir():
             raise OutputError(f"{option} {self.path}: the folder {local.parent} does not exist")
+
+
+@contextlib.contextmanager
+def gated(contract: Contract, frame: DataFrame) -> Iterator[DataFrame]:
+    """The annotated rows of ``frame``, cached for a run that reads them several times (the verdict and
+    both outputs): the input is read and the rules evaluated once. Released when the block ends."""
+    annotated = annotate_rows(contract, frame).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        yield annotated
+    finally:
+        annotated.unpersist()
 
 
 def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, overwrite: bool) -> None:

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
-from dqx_gx.rows.marks import row_checks
+from dqx_gx.rows.marks import marked, row_rules
 from dqx_gx.spark.columns import Columns, spark_column
 
 DEFAULT_SAMPLES = 5
@@ -41,16 +41,18 @@ class Samples:
 
 
 def failed_row_samples(
-    contract: Contract, dataframe: DataFrame, marked: Mapping[str, int], limit: int = DEFAULT_SAMPLES
+    contract: Contract, dataframe: DataFrame, counts: Mapping[str, int], limit: int = DEFAULT_SAMPLES
 ) -> dict[str, Samples]:
-    """Up to ``limit`` marked rows for each rule id in ``marked`` (rule id → rows it marked, about).
+    """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about).
 
     One Spark job for all of them; nothing runs when ``marked`` is empty or ``limit`` is 0.
     """
     columns = Columns.of(dataframe)
-    checks = [c for c in row_checks(contract, columns) if marked.get(c.rule.id, 0) > 0]
-    if not checks or limit <= 0:
+    failing = [r for r in row_rules(contract, columns) if counts.get(r.rule.id, 0) > 0]
+    if not failing or limit <= 0:
         return {}
+    gate = marked(dataframe, failing)
+    checks = gate.checks
     secret = {f.name for name in contract.sensitive_columns if (f := columns.find(name)) is not None}
     shown: dict[str, tuple[str, ...]] = {}
     fields: dict[str, Any] = {}
@@ -66,12 +68,12 @@ def failed_row_samples(
     row_hash = F.xxhash64(*[spark_column(fields[n]).cast("string") for n in order]) if order else F.lit(0)
     bucket = F.pmod(row_hash, F.lit(_BUCKETS))
     picks = [
-        (check.marked & _kept(bucket, marked[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
+        (check.marked & _kept(bucket, counts[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
         for i, check in enumerate(checks)
     ]
     values = [_value(fields[n], fields[n].name in secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
     picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
-    rows = dataframe.select(*picks, *values).where(picked_by_any).collect()
+    rows = gate.frame.select(*picks, *values).where(picked_by_any).collect()
     samples: dict[str, Samples] = {}
     for i, check in enumerate(checks):
         names = shown[check.rule.id]
