@@ -125,8 +125,6 @@ def test_other_formats_hold_the_annotation(spark: SparkSession, tmp_path: Path, 
     quarantine = reader.format(write_format).load(str(tmp_path / "q"))
     assert quarantine.count() == 4
     errors = quarantine.select(ERRORS).first()
-    assert (
-        (errors is not None
-        and "composite_key_unique" in str(errors[0]))
-        or quarantine.filter(F.col(ERRORS).cast("string").contains("status_valid_values")).count() == 1
-    )
+    assert (errors is not None and "composite_key_unique" in str(errors[0])) or quarantine.filter(
+        F.col(ERRORS).cast("string").contains("status_valid_values")
+    ).count() == 1
