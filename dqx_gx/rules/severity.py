@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from dqx.common import SeverityLevel
 
 from dqx_gx.errors import ContractWarning
 
 DEFAULT_SEVERITY: SeverityLevel = "P1"
+
+Outcome = Literal["passed", "passed_with_warnings", "rejected"]
+"""The accept / warn / reject of an ingestion gate."""
 
 _LABELS: dict[str, SeverityLevel] = {
     "p0": "P0",
@@ -45,3 +49,13 @@ def parse_severity(raw: Any, where: str) -> SeverityLevel:
         )
         return DEFAULT_SEVERITY
     return level
+
+
+def gate_outcome(failed: Iterable[str], skipped: int) -> Outcome:
+    """The gate's verdict from the severities of the failed rules and the number skipped:
+    ``rejected`` when a P0 rule failed, ``passed_with_warnings`` when any other failed or a rule
+    was skipped, ``passed`` otherwise."""
+    severities = set(failed)
+    if "P0" in severities:
+        return "rejected"
+    return "passed_with_warnings" if severities or skipped else "passed"

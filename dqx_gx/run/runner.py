@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from dqx.common import AssertionResult, ResultKey
+from great_expectations.core.run_identifier import RunIdentifier
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
@@ -14,8 +15,10 @@ from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
 from dqx_gx.rows.samples import DEFAULT_SAMPLES, Samples, failed_row_samples
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
+from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run.artifacts import ephemeral_context, install
+from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.types import type_mismatch
@@ -25,8 +28,6 @@ if TYPE_CHECKING:
     from great_expectations.data_context import AbstractDataContext
     from pyspark.sql import DataFrame
 
-Outcome = Literal["passed", "passed_with_warnings", "rejected"]
-
 
 @dataclass(frozen=True)
 class ContractRun:
@@ -35,7 +36,8 @@ class ContractRun:
     contract: Contract
     rule_results: tuple[RuleResult, ...]
     checkpoint_result: CheckpointResult
-    """GX's own result object, untouched."""
+    """GX's own result object; dqx-gx adds only its failed-row samples (``details.samples``) and the
+    run's verdict and skipped rules (``meta.dqx``)."""
     suite_name: str
     now: datetime
 
@@ -53,11 +55,8 @@ class ContractRun:
         """The ingestion-gate verdict: ``rejected`` when a P0 rule failed;
         ``passed_with_warnings`` when any other rule failed or a rule was skipped;
         ``passed`` otherwise."""
-        if self.is_critical():
-            return "rejected"
-        if any(r.status != "PASSED" for r in self.results):
-            return "passed_with_warnings"
-        return "passed"
+        failed = [r.severity for r in self.results if r.status == "FAILED"]
+        return gate_outcome(failed, sum(r.status == "SKIPPED" for r in self.results))
 
 
 def run_contract(
@@ -95,20 +94,23 @@ def run_contract(
         _require_declared_schema(contract, Columns.of(dataframe))
     build = build_suite(contract, allow_sql=allow_sql)
     context = context or ephemeral_context()
-    with atomic_writes(context):  # a file project never holds half a suite, result or docs page
+    run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
+    # a file project never holds half a suite, result or docs page; its docs say what dqx-gx says
+    with atomic_writes(context), dqx_data_docs(context):
         artifacts = install(context, contract, build, data_docs=data_docs)
         checkpoint_result = artifacts.checkpoint.run(
             batch_parameters={"dataframe": dataframe},
             expectation_parameters={NOW_PARAMETER: moment},
+            run_id=run_id,
         )
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
     failing = {r.rule.id: r.marked_rows for r in results if r.assertion.status == "FAILED" and r.marked_rows}
     found = failed_row_samples(contract, dataframe, failing, samples) if failing and samples > 0 else {}
-    if found:
-        results = tuple(replace(r, samples=found.get(r.rule.id)) for r in results)
-        with atomic_writes(context):
-            _record_samples(context, checkpoint_result, found, data_docs=data_docs)
+    results = tuple(replace(r, samples=found.get(r.rule.id)) for r in results) if found else results
+    skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
+    with atomic_writes(context), dqx_data_docs(context):
+        _record(context, checkpoint_result, contract, skipped, found, data_docs=data_docs)
     run = ContractRun(
         contract=contract,
         rule_results=results,
@@ -121,16 +123,26 @@ def run_contract(
     return run
 
 
-def _record_samples(
-    context: AbstractDataContext, checkpoint_result: CheckpointResult, found: dict[str, Samples], *, data_docs: bool
+def _record(
+    context: AbstractDataContext,
+    checkpoint_result: CheckpointResult,
+    contract: Contract,
+    skipped: list[dict[str, str]],
+    found: dict[str, Samples],
+    *,
+    data_docs: bool,
 ) -> None:
-    """Put the samples into GX's validation results (``result.details.samples``), store them again and
-    rebuild the data docs pages of this run, so GX shows what dqx-gx reports."""
+    """Put what dqx-gx adds into GX's validation results — the samples (``result.details.samples``), the
+    verdict and the skipped rules (``meta.dqx``) — store them again, and rebuild the data docs pages
+    of this run, so GX shows what dqx-gx reports."""
     for key, suite_result in checkpoint_result.run_results.items():
         for evr in suite_result.results:
             found_here = found.get(rule_id(evr.expectation_config.meta) or "") if evr.expectation_config else None
             if found_here is not None:
                 evr.result.setdefault("details", {})["samples"] = found_here.to_dict()
+        suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
+            suite_result.results, skipped, contract.check_name, contract.dataset
+        )
         context.validation_results_store.set(key, suite_result)
     if data_docs:
         context.build_data_docs(resource_identifiers=list(checkpoint_result.run_results))

@@ -1,0 +1,86 @@
+"""Data docs say what dqx-gx says: the gate outcome, the data asset, the run, and the rules that did not run."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import great_expectations as gx
+import pytest
+from pyspark.sql import SparkSession
+
+from dqx_gx import Contract, run_contract
+from tests.documents import one_table
+from tests.expectations.test_orders_contract import NOW
+
+ROWS = [(1, "a"), (2, None), (3, "c")]
+
+
+def contract(severity: str) -> Contract:
+    return one_table(
+        [
+            {"name": "id", "logicalType": "integer"},
+            {
+                "name": "name",
+                "logicalType": "string",
+                "quality": [{"name": "name nulls", "metric": "nullValues", "mustBe": 0, "severity": severity}],
+            },
+        ],
+        [{"name": "custom sql", "type": "sql", "query": "SELECT COUNT(*) FROM t", "mustBe": 3}],
+    )
+
+
+def page_text(project: Path) -> tuple[str, str]:
+    """The validation page as text, and the index page's HTML."""
+    site = project / "gx" / "uncommitted" / "data_docs" / "local_site"
+    (page,) = list((site / "validations").rglob("*.html"))
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page.read_text())))
+    return text, (site / "index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("severity", "status", "icon"),
+    [("warning", "Passed with warnings", "text-warning"), ("error", "Rejected", "text-danger")],
+)
+def test_the_page_shows_the_gate_outcome_asset_run_and_skipped_rules(
+    spark: SparkSession, tmp_path: Path, severity: str, status: str, icon: str
+) -> None:
+    context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    with pytest.warns(match="type 'sql' rules run only when allowed"):
+        run = run_contract(
+            contract(severity),
+            spark.createDataFrame(ROWS, "id int, name string"),
+            now=NOW,
+            context=context,
+            data_docs=True,
+        )
+    assert run.outcome == ("passed_with_warnings" if severity == "warning" else "rejected")
+    text, index = page_text(tmp_path)
+    assert f"Data asset: t Status: {status}" in text
+    assert "Skipped rules 1" in text  # in the statistics, beside the expectations that ran
+    assert "Skipped rules (not run) Rule Why it did not run custom sql type 'sql' rules run only when allowed" in text
+    assert "c @ 2026-11-22T12:00:00Z" in text  # the run's name: contract and time
+    page_html = next(
+        (tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site" / "validations").rglob("*.html")
+    ).read_text()
+    assert icon in page_html
+    assert ("text-danger" in index) == (severity == "error")  # P1 failures are no red mark in the index either
+
+
+def test_the_docs_swap_is_scoped_to_dqx_gx_builds(spark: SparkSession, tmp_path: Path) -> None:
+    context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    before = context.config.data_docs_sites
+    with pytest.warns(match="type 'sql'"):
+        run_contract(
+            contract("warning"),
+            spark.createDataFrame(ROWS, "id int, name string"),
+            now=NOW,
+            context=context,
+            data_docs=True,
+        )
+    assert context.config.data_docs_sites == before
+    assert "site_section_builders" not in context.config.data_docs_sites["local_site"]
+    context.build_data_docs()  # plain GX afterwards builds its own pages from the same results
+    text, _ = page_text(tmp_path)
+    assert "Status: Failed" in text
