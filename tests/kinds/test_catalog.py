@@ -8,7 +8,7 @@ import pytest
 from dqx_gx.expectations.catalog import EXPECTATIONS, KindExpectation
 from dqx_gx.gx_private import registered_expectation_types
 from dqx_gx.kinds import CONSTRAINTS, KINDS, Constraint, ConstraintKind, Metric, MetricKind, Scale, Value
-from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Param
+from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Marks, Param
 
 EXAMPLE_METRICS = {
     MetricKind.NUM_ROWS: Metric(MetricKind.NUM_ROWS),
@@ -45,8 +45,8 @@ def test_each_declaration_is_complete(metric: MetricKind) -> None:
     assert isinstance(kind.accepts_for(example(metric)), Accepts)
     assert kind.describe(example(metric))
     marks = kind.spark.marks
-    assert callable(marks) or (isinstance(marks, BatchOnly) and marks.why)
-    assert kind.row_level == callable(marks)
+    assert (isinstance(marks, Marks) and callable(marks.predicate)) or (isinstance(marks, BatchOnly) and marks.why)
+    assert kind.row_level == isinstance(marks, Marks)
     assert kind.expectation.startswith("expect_dqx_")
 
 
