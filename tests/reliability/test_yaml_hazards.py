@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import re
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -29,18 +28,19 @@ MIB = 1024 * 1024
 CONTRACT_HEAD = "apiVersion: v3.1.0\nkind: DataContract\nid: c-1\nversion: 1.0.0\nstatus: active\n"
 
 
-def refused(load: Callable[[], object], match: str | None, *, seconds: float = 5.0, peak_mib: float = 200.0) -> str:
-    """Run ``load``; it must raise ContractValidationError matching ``match`` within time and memory bounds."""
+def refused(load: Callable[[], object], match: str | None, *, peak_mib: float = 200.0) -> str:
+    """Run ``load``; it must raise ContractValidationError matching ``match`` in bounded memory.
+
+    The bound on work is the memory peak, which does not depend on how loaded the machine is: a wall-clock
+    bound would fail on a busy CI machine (speed is the benchmark's business, never a test's).
+    """
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(ContractValidationError, match=match) as caught:
             load()
-        elapsed = time.perf_counter() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert elapsed < seconds, f"took {elapsed:.1f} s"
     assert peak < peak_mib * MIB, f"peak memory {peak / MIB:.0f} MiB"
     return str(caught.value)
 
@@ -147,7 +147,7 @@ def test_a_flat_document_over_the_node_limit_is_refused_while_composing(monkeypa
     """
     monkeypatch.setattr(source, "MAX_EXPANDED_NODES", 10_000)
     text = "a: [" + "0, " * 200_000 + "0]\n"
-    refused(lambda: load_contracts(text), r"^<text>: YAML holds more than 10,000 nodes$", seconds=10, peak_mib=50)
+    refused(lambda: load_contracts(text), r"^<text>: YAML holds more than 10,000 nodes$", peak_mib=50)
 
 
 # --- the shape of the document --------------------------------------------------------------------------
@@ -359,7 +359,7 @@ def test_a_50_mib_file_is_refused_without_reading_it(tmp_path: Path) -> None:
     with path.open("wb") as stream:
         stream.write(b"a: " + b"x" * MIB + b"\n")
         stream.truncate(50 * MIB)  # sparse: 50 MiB on paper, no time spent writing it
-    message = refused(lambda: load_contracts(path), None, seconds=2, peak_mib=1)
+    message = refused(lambda: load_contracts(path), None, peak_mib=1)
     assert message == f"{path}: file is 50.0 MiB; contracts larger than 10.0 MiB are refused"
 
 
@@ -367,14 +367,14 @@ def test_a_file_one_byte_over_the_limit_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "just-over.yaml"
     with path.open("wb") as stream:
         stream.truncate(MAX_BYTES + 1)
-    refused(lambda: load_contracts(path), r"contracts larger than 10.0 MiB are refused", seconds=2, peak_mib=1)
+    refused(lambda: load_contracts(path), r"contracts larger than 10.0 MiB are refused", peak_mib=1)
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_an_endless_device_is_read_only_up_to_the_limit(device: str) -> None:
     """A device reports size 0 and never ends: reading stops one byte past the limit."""
-    message = refused(lambda: load_contracts(device), None, seconds=5, peak_mib=3 * MAX_BYTES / MIB)
+    message = refused(lambda: load_contracts(device), None, peak_mib=3 * MAX_BYTES / MIB)
     assert message == f"{device}: more than 10.0 MiB to read; contracts larger than 10.0 MiB are refused"
 
 
@@ -494,4 +494,4 @@ def test_a_mapping_with_shared_references_is_refused_by_size() -> None:
     value: Any = ["lol"] * 10
     for _ in range(9):
         value = [value] * 10
-    refused(lambda: load_contracts({"schema": value}), r"^<mapping>: has more than 200,000 values$", seconds=20)
+    refused(lambda: load_contracts({"schema": value}), r"^<mapping>: has more than 200,000 values$")
