@@ -22,14 +22,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, MapType, StructType
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.rows.choices import OutputError
 from dqx_gx.rows.gate import annotate_rows
 from dqx_gx.spark.columns import spark_column
-
-WRITE_FORMATS = ("parquet", "csv", "json", "orc")
-
-
-class OutputError(ValueError):
-    """An output cannot be written as asked (it exists, its folder is missing, the format cannot hold it)."""
 
 
 @dataclass(frozen=True)
