@@ -37,6 +37,7 @@ _QUIET = {"spark.log.level": "ERROR"}
 # The master URLs Spark 4 accepts (SparkSubmit and SparkContext), checked before a JVM starts:
 # Spark's own refusal comes as a Java stack trace from the launcher.
 _MASTER_URL = re.compile(r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+(,\s*\d+){2}\]|spark://\S+|yarn|k8s://\S+")
+_TOKEN = re.compile(r"(;\s*token=)[^;]*", re.IGNORECASE)
 _MASTER_FORMS = "local, local[N], local[*], local[N,RETRIES], spark://HOST:PORT, yarn or k8s://URL"
 
 
@@ -56,6 +57,11 @@ class Target:
     def is_connect(self) -> bool:
         return self.remote is not None
 
+    @property
+    def shown(self) -> str:
+        """The URL as messages quote it: a Spark Connect token's value hidden."""
+        return hide_token(self.remote or self.master or "")
+
 
 def target(master: str | None, remote: str | None) -> Target:
     """The target named by ``--master``, ``--remote`` or ``SPARK_REMOTE`` (local[*] when none is)."""
@@ -68,7 +74,7 @@ def target(master: str | None, remote: str | None) -> Target:
         assert url is not None
         origin = "--remote" if remote else "SPARK_REMOTE"
         if not url.startswith("sc://"):
-            raise SparkStartError(f"{origin} {url}: a Spark Connect URL starts with sc:// (sc://host:port)")
+            raise SparkStartError(f"{origin} {hide_token(url)}: a Spark Connect URL starts with sc:// (sc://host:port)")
         return Target(remote=url, origin=origin)
     if master and not _MASTER_URL.fullmatch(master):
         raise SparkStartError(f"--master {master}: Spark takes {_MASTER_FORMS}")
@@ -104,9 +110,13 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
     except Exception as exc:
         if verbose:
             raise
-        url = where.remote or where.master
-        raise SparkStartError(f"{where.origin} {url}: Spark refuses it: {first_line(exc)}") from None
+        raise SparkStartError(f"{where.origin} {where.shown}: Spark refuses it: {first_line(exc)}") from None
     return spark
+
+
+def hide_token(url: str) -> str:
+    """``url`` with the value of a Spark Connect ``;token=`` parameter replaced by ``***``."""
+    return _TOKEN.sub(r"\1***", url)
 
 
 def first_line(exc: BaseException) -> str:
@@ -135,9 +145,8 @@ def require_answer(where: Target) -> None:
                 return
         except OSError as exc:
             problems.append(f"{host}:{port} ({exc.strerror or exc})")
-    url = where.remote or where.master
     raise SparkStartError(
-        f"{where.origin} {url}: no {what} answers at {', '.join(problems)}; start it or correct the URL"
+        f"{where.origin} {where.shown}: no {what} answers at {', '.join(problems)}; start it or correct the URL"
     )
 
 
