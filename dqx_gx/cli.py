@@ -92,23 +92,25 @@ def _validate(args: argparse.Namespace) -> int:
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
     clock = Stopwatch()
-    # Spark starts on its own thread while GX, dqlib and the contract load on this one.
-    starting = Starting(target(args.master, args.remote), _parse_pairs(args.conf, "--conf"), args.verbose)
-    from dqx.common import ResultKey
-
     from dqx_gx.contract import load_contracts
-    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
+
+    with _reported_warnings(args.verbose):
+        contract = _choose(load_contracts(args.contract), args.schema)
     from dqx_gx.rows.outputs import Output, gated, write_outputs
-    from dqx_gx.run import run_contract
 
     outputs = [
         (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
     ]
     for output, option in outputs:
         output.check(overwrite=args.overwrite, option=option)
+    # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
+    # on a thread of its own while GX and dqlib load on this one.
+    starting = Starting(target(args.master, args.remote), _parse_pairs(args.conf, "--conf"), args.verbose)
+    from dqx.common import ResultKey
 
-    with _reported_warnings(args.verbose):
-        contract = _choose(load_contracts(args.contract), args.schema)
+    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
+    from dqx_gx.run import run_contract
+
     spark = starting.session()
     clock.lap("start")
     frame = _read(spark, args.data, args.format)

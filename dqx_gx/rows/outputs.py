@@ -71,9 +71,9 @@ def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, 
             if write_format == "csv":
                 writer = writer.option("header", "true")
             if target is None:  # not local: Spark's commit protocol
-                writer.mode("overwrite" if overwrite else "errorifexists").save(output.path)
+                writer.mode("overwrite" if overwrite else "error").save(output.path)
             else:
-                writer.mode("errorifexists").save(str(target))
+                writer.mode("error").save(str(target))  # "error": Spark Connect knows no "errorifexists"
         for (_, output), target in zip(frames, moves, strict=True):
             if target is not None:
                 _replace(target, Path(output.local or output.path))

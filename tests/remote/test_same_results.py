@@ -115,8 +115,8 @@ def local(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Outc
     return _outcome(spark, code, out)
 
 
-def _remote_outcome(spark: SparkSession, out: Path, *where: str) -> Outcome:
-    done = _subprocess("-m", "dqx_gx.cli", *_arguments(out), *where)
+def _remote_outcome(spark: SparkSession, out: Path, *where: str, env: dict[str, str] | None = None) -> Outcome:
+    done = _subprocess("-m", "dqx_gx.cli", *_arguments(out), *where, env=env)
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr
     return _outcome(spark, done.returncode, out)
@@ -141,8 +141,15 @@ def test_validate_data_docs_and_split_over_spark_connect_match_local(
 def test_validate_and_split_on_a_standalone_cluster_match_local(
     spark: SparkSession, spark_servers: SparkServers, local: Outcome, tmp_path: Path
 ) -> None:
+    # Executors get no Python: anything dqx-gx ran as a Python UDF would fail the run.
     remote = _remote_outcome(
-        spark, tmp_path, "--master", spark_servers.master_url, "--conf", "spark.executor.memory=512m"
+        spark,
+        tmp_path,
+        "--master",
+        spark_servers.master_url,
+        "--conf",
+        "spark.executor.memory=512m",
+        env={"PYSPARK_PYTHON": "/nonexistent/python"},
     )
     assert remote.code == local.code == 1
     assert remote.report == local.report
