@@ -57,6 +57,7 @@ def _arguments(out: Path) -> list[str]:
         "--gx-dir",
         str(out / "project"),
         "--data-docs",
+        "--allow-sql",  # the SQL rule runs too: spark.sql(query, batch=df) over Connect
         "--valid",
         str(out / "valid"),
         "--quarantine",
@@ -129,6 +130,8 @@ def test_validate_data_docs_and_split_over_spark_connect_match_local(
     assert local.code == remote.code == 1
     failed = {r["assertion"]: r["observed"] for r in local.report["results"] if r["status"] == "FAILED"}
     assert failed["SLA: Freshness check"] == 84.0  # the local side is a real run, not an empty one
+    statuses = {r["assertion"]: r["status"] for r in local.report["results"]}
+    assert statuses["fraud_sql_check"] in ("PASSED", "FAILED")
     assert remote.report == local.report
     assert remote.docs == local.docs
     assert any(entry[0] == "page" and entry[1].startswith("validations/") for entry in local.docs)
