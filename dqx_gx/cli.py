@@ -14,7 +14,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -326,7 +325,7 @@ def _parser() -> argparse.ArgumentParser:
         "on Great Expectations over Spark.",
         epilog="Exit codes: 0 ok, 1 a P0 rule failed (validate), 2 contract, input or usage error.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version('dqx-gx')}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     verbosity = argparse.ArgumentParser(add_help=False)
     verbosity.add_argument(
@@ -425,6 +424,16 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
     lint.set_defaults(handler=_lint)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the installed version only when asked (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib.metadata import version
+
+        print(f"{parser.prog} {version('dqx-gx')}")
+        parser.exit()
 
 
 def _allow_sql(command: argparse.ArgumentParser) -> None:

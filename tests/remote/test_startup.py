@@ -59,3 +59,11 @@ def test_verbose_validate_says_where_the_seconds_went(spark: SparkSession, capsy
     )
     laps = [float(x) for x in re.findall(r"(\d+\.\d\d) s", lines[0])]
     assert abs(sum(laps[:4]) - laps[4]) < 0.02
+
+
+def test_version_is_read_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"dqx-gx \d+\.\d+\.\d+\S*\n", out)
