@@ -8,35 +8,27 @@ unless ``--verbose``).
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import sys
 import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
-from importlib import resources
-from importlib.metadata import version
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import great_expectations as gx
-from dqx.common import ResultKey
-from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, SparkSession
-
-from dqx_gx import report
-from dqx_gx.contract import Contract, load_contracts
-from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
-from dqx_gx.expectations import build_suite
-from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, split_annotated, warn_without_row_rules
-from dqx_gx.rows.outputs import WRITE_FORMATS, Output, OutputError, gated, write_outputs
-from dqx_gx.rows.samples import DEFAULT_SAMPLES
-from dqx_gx.rules.rule import SqlRule
+from dqx_gx.rows.choices import DEFAULT_SAMPLES, WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.timestamps import run_moment
-from dqx_gx.run import run_contract
-from dqx_gx.run.artifacts import install, quiet_context
+from dqx_gx.session import SparkStartError, Starting, configure_logging, target
+from dqx_gx.stopwatch import Stopwatch
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from dqx_gx.contract import Contract
+
+# Imports of GX, Spark and dqlib are made by the commands that need them: `--help` and `lint`
+# start in a fraction of the time (tests/remote/test_startup.py).
 
 EXIT_OK, EXIT_CRITICAL, EXIT_ERROR = 0, 1, 2
 FORMATS = ("parquet", "csv", "json", "orc")
@@ -59,11 +51,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dqx-gx`` command; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    _configure_logging(args.verbose)
+    configure_logging(args.verbose)
+    from dqx_gx.errors import ContractValidationError, SchemaValidationError
+
     try:
         code: int = args.handler(args)
         return code
-    except (ContractValidationError, SchemaValidationError, InputError, OutputError, RowGateError) as exc:
+    except (
+        ContractValidationError,
+        SchemaValidationError,
+        InputError,
+        OutputError,
+        RowGateError,
+        SparkStartError,
+    ) as exc:
         _error(str(exc))
     except KeyboardInterrupt:
         _error("interrupted")
@@ -87,17 +88,32 @@ def _validate(args: argparse.Namespace) -> int:
     moment = run_moment(_parse_now(args.now) if args.now else None)
     result_date = _parse_date(args.date) if args.date else None
     tags = _parse_pairs(args.tag, "--tag")
+    if args.samples < 0:
+        raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
+    clock = Stopwatch()
+    from dqx_gx.contract import load_contracts
+
+    with _reported_warnings(args.verbose):
+        contract = _choose(load_contracts(args.contract), args.schema)
+    from dqx_gx.rows.outputs import Output, gated, write_outputs
+
     outputs = [
         (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
     ]
     for output, option in outputs:
         output.check(overwrite=args.overwrite, option=option)
-    if args.samples < 0:
-        raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
-    with _reported_warnings(args.verbose):
-        contract = _choose(load_contracts(args.contract), args.schema)
-    spark = _spark(args)
+    # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
+    # on a thread of its own while GX and dqlib load on this one.
+    starting = Starting(target(args.master, args.remote), _parse_pairs(args.conf, "--conf"), args.verbose)
+    from dqx.common import ResultKey
+
+    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
+    from dqx_gx.run import run_contract
+
+    spark = starting.session()
+    clock.lap("start")
     frame = _read(spark, args.data, args.format)
+    clock.lap("read")
     context = _file_context(args.gx_dir) if args.gx_dir else None
     key = ResultKey(result_date or moment.date(), tags)
     options: dict[str, Any] = {
@@ -123,15 +139,25 @@ def _validate(args: argparse.Namespace) -> int:
                 )
         else:
             run = run_contract(contract, frame, **options)
+    clock.lap("run")
+    from dqx_gx import report
+
     rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](run)
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:
         for site in context.get_docs_sites_urls():
             print(f"data docs: {site['site_url']}", file=sys.stderr)
+    clock.lap("report")
+    if args.verbose:
+        print(clock.summary(), file=sys.stderr)
     return EXIT_CRITICAL if run.is_critical() else EXIT_OK
 
 
 def _translate(args: argparse.Namespace) -> int:
+    from dqx_gx.contract import load_contracts
+    from dqx_gx.expectations import build_suite
+    from dqx_gx.run.artifacts import install
+
     context = _file_context(args.gx_dir)
     for source in args.contracts:
         with _reported_warnings(args.verbose):
@@ -151,6 +177,9 @@ def _translate(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from dqx_gx.contract import load_contracts
+    from dqx_gx.rules.rule import SqlRule
+
     with _reported_warnings(args.verbose):
         contracts = load_contracts(args.contract)
     for contract in contracts:
@@ -198,6 +227,8 @@ def _choose(contracts: list[Contract], schema: str | None) -> Contract:
 @contextmanager
 def _reported_warnings(verbose: int) -> Iterator[None]:
     """Print ContractWarnings as one ``warning:`` line each; other libraries' warnings only with -v."""
+    from dqx_gx.errors import ContractWarning
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -215,29 +246,9 @@ def _reported_warnings(verbose: int) -> Iterator[None]:
                     print(f"{warning.category.__name__}: {text}", file=sys.stderr)
 
 
-def _spark(args: argparse.Namespace) -> SparkSession:
-    builder = SparkSession.builder.appName("dqx-gx").config("spark.ui.showConsoleProgress", "false")
-    if args.master:
-        builder = builder.master(args.master)
-    elif not _is_spark_connect():
-        builder = builder.master("local[*]")
-    confs = _parse_pairs(args.conf, "--conf")
-    if not args.verbose and "spark.driver.extraJavaOptions" not in confs:
-        quiet = resources.files("dqx_gx").joinpath("resources", "log4j2-quiet.properties")
-        confs["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={quiet}"
-    for key, value in confs.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    if not args.verbose:
-        spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def _is_spark_connect() -> bool:
-    return bool(os.environ.get("SPARK_REMOTE"))
-
-
 def _read(spark: SparkSession, path: str, data_format: str | None) -> DataFrame:
+    from pyspark.errors import AnalysisException
+
     location = Path(path)
     if "://" not in path and not location.exists():
         raise InputError(f"--data {path}: no such file or directory")
@@ -263,6 +274,10 @@ def _format_of(location: Path) -> str:
 
 
 def _file_context(directory: str) -> Any:
+    import great_expectations as gx
+
+    from dqx_gx.run.artifacts import quiet_context
+
     root = Path(directory)
     new = not (root / "gx" / "great_expectations.yml").exists()
     root.mkdir(parents=True, exist_ok=True)
@@ -303,16 +318,6 @@ def _parse_pairs(items: list[str] | None, option: str) -> dict[str, str]:
     return pairs
 
 
-def _configure_logging(verbose: int) -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    logging.getLogger("dqx_gx").setLevel(logging.INFO if verbose else logging.WARNING)
-    gx_level = logging.DEBUG if verbose > 1 else logging.ERROR
-    logging.getLogger("great_expectations").setLevel(gx_level)
-    # GX pins this one module's logger at INFO ("Created temporary directory ... for ephemeral docs site").
-    logging.getLogger("great_expectations.data_context.types.base").setLevel(gx_level)
-    logging.getLogger("py4j").setLevel(logging.WARNING if verbose > 1 else logging.ERROR)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dqx-gx",
@@ -320,7 +325,7 @@ def _parser() -> argparse.ArgumentParser:
         "on Great Expectations over Spark.",
         epilog="Exit codes: 0 ok, 1 a P0 rule failed (validate), 2 contract, input or usage error.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version('dqx-gx')}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     verbosity = argparse.ArgumentParser(add_help=False)
     verbosity.add_argument(
@@ -382,7 +387,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("--overwrite", action="store_true", help="replace an existing --valid or --quarantine output")
     validate.add_argument(
-        "--master", metavar="URL", help="Spark master (default: local[*]; SPARK_REMOTE for Spark Connect)"
+        "--master",
+        metavar="URL",
+        help="Spark master: local[N], spark://host:port, yarn, k8s://... (default: local[*])",
+    )
+    validate.add_argument(
+        "--remote",
+        metavar="sc://HOST:PORT",
+        help="run on a Spark Connect server (default: $SPARK_REMOTE when set; needs the dqx-gx[connect] extra)",
     )
     validate.add_argument(
         "--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration setting (repeatable)"
@@ -412,6 +424,16 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
     lint.set_defaults(handler=_lint)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the installed version only when asked (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib.metadata import version
+
+        print(f"{parser.prog} {version('dqx-gx')}")
+        parser.exit()
 
 
 def _allow_sql(command: argparse.ArgumentParser) -> None:

@@ -17,16 +17,13 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import ContractWarning
 from dqx_gx.kinds.kind import Reach
+from dqx_gx.rows.choices import RowGateError
 from dqx_gx.rows.marks import RowCheck, marked, row_rules
 from dqx_gx.spark.columns import Columns
 
 ERRORS = "_dqx_errors"
 WARNINGS = "_dqx_warnings"
 ANNOTATION = "array<struct<rule:string,columns:array<string>,severity:string,message:string>>"
-
-
-class RowGateError(ValueError):
-    """The rows cannot be gated as asked (a stream with a rule that needs other rows, a name clash)."""
 
 
 def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | date | str | None = None) -> DataFrame:

@@ -22,14 +22,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, MapType, StructType
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.rows.choices import OutputError
 from dqx_gx.rows.gate import annotate_rows
 from dqx_gx.spark.columns import spark_column
-
-WRITE_FORMATS = ("parquet", "csv", "json", "orc")
-
-
-class OutputError(ValueError):
-    """An output cannot be written as asked (it exists, its folder is missing, the format cannot hold it)."""
 
 
 @dataclass(frozen=True)
@@ -76,9 +71,9 @@ def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, 
             if write_format == "csv":
                 writer = writer.option("header", "true")
             if target is None:  # not local: Spark's commit protocol
-                writer.mode("overwrite" if overwrite else "errorifexists").save(output.path)
+                writer.mode("overwrite" if overwrite else "error").save(output.path)
             else:
-                writer.mode("errorifexists").save(str(target))
+                writer.mode("error").save(str(target))  # "error": Spark Connect knows no "errorifexists"
         for (_, output), target in zip(frames, moves, strict=True):
             if target is not None:
                 _replace(target, Path(output.local or output.path))

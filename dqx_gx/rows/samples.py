@@ -19,10 +19,10 @@ from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
+from dqx_gx.rows.choices import DEFAULT_SAMPLES
 from dqx_gx.rows.marks import marked, row_rules
 from dqx_gx.spark.columns import Columns, spark_column
 
-DEFAULT_SAMPLES = 5
 OVERSAMPLE = 8
 """Rows kept per rule before the first ``limit`` are chosen: enough that fewer than ``limit`` arrive
 only with negligible probability (Poisson(40) ≤ 4 is about 1e-12)."""

@@ -13,7 +13,8 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
-from dqx_gx.rows.samples import DEFAULT_SAMPLES, Samples, failed_row_samples
+from dqx_gx.rows.choices import DEFAULT_SAMPLES
+from dqx_gx.rows.samples import Samples, failed_row_samples
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment

@@ -1,0 +1,17 @@
+"""What a caller of the row gate chooses, and how it is refused, without importing Spark.
+
+The CLI builds its help and checks its arguments from these before any Spark session starts.
+"""
+
+from __future__ import annotations
+
+DEFAULT_SAMPLES = 5
+WRITE_FORMATS = ("parquet", "csv", "json", "orc")
+
+
+class RowGateError(ValueError):
+    """The rows cannot be gated as asked (a stream with a rule that needs other rows, a name clash)."""
+
+
+class OutputError(ValueError):
+    """An output cannot be written as asked (it exists, its folder is missing, the format cannot hold it)."""

@@ -1,0 +1,205 @@
+"""The Spark session and logging of the ``dqx-gx`` command: local, a cluster's master, or Spark Connect.
+
+Nothing here touches ``sparkContext``, ``_jvm`` or ``_jsc``: a Spark Connect session has none, so
+Spark's logging is quietened by configuration (a log4j file and ``spark.log.level`` for a JVM this
+process starts; a Connect server's logs are the server's). Endpoints are checked to answer before
+Spark is asked, because Spark retries an unreachable master or Connect server for minutes.
+PySpark is imported only when a session is started, so the command's help, ``lint`` and
+``translate`` do not pay for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOCAL_MASTER = "local[*]"
+CONNECT_PORT = 15002  # Spark Connect's default port, as PySpark assumes it
+STANDALONE_PORT = 7077  # a standalone master's default port
+ANSWER_TIMEOUT = 5.0  # seconds an endpoint has to accept a connection
+
+# Settings that shorten a JVM start for a short-lived command: no web UI (its Jetty server and
+# listeners), no console progress bars; Spark logs errors only unless -v. --conf overrides them.
+_JVM_SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+_QUIET = {"spark.log.level": "ERROR"}
+# The master URLs Spark 4 accepts (SparkSubmit and SparkContext), checked before a JVM starts:
+# Spark's own refusal comes as a Java stack trace from the launcher.
+_MASTER_URL = re.compile(r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+(,\s*\d+){2}\]|spark://\S+|yarn|k8s://\S+")
+_TOKEN = re.compile(r"(;\s*token=)[^;]*", re.IGNORECASE)
+_MASTER_FORMS = "local, local[N], local[*], local[N,RETRIES], spark://HOST:PORT, yarn or k8s://URL"
+
+
+class SparkStartError(Exception):
+    """Spark cannot start as asked: a master it refuses, an endpoint nobody answers at."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the command's Spark runs: a master URL (local or cluster) or a Spark Connect URL."""
+
+    master: str | None = None
+    remote: str | None = None
+    origin: str = "--master"  # the flag or variable that named it, for messages
+
+    @property
+    def is_connect(self) -> bool:
+        return self.remote is not None
+
+    @property
+    def shown(self) -> str:
+        """The URL as messages quote it: a Spark Connect token's value hidden."""
+        return hide_token(self.remote or self.master or "")
+
+
+def target(master: str | None, remote: str | None) -> Target:
+    """The target named by ``--master``, ``--remote`` or ``SPARK_REMOTE`` (local[*] when none is)."""
+    from_env = os.environ.get("SPARK_REMOTE") or None
+    if master and (remote or from_env):
+        other = "--remote" if remote else "SPARK_REMOTE"
+        raise SparkStartError(f"--master {master} and {other} both name a Spark: give one (unset SPARK_REMOTE)")
+    if remote or from_env:
+        url = remote or from_env
+        assert url is not None
+        origin = "--remote" if remote else "SPARK_REMOTE"
+        if not url.startswith("sc://"):
+            raise SparkStartError(f"{origin} {hide_token(url)}: a Spark Connect URL starts with sc:// (sc://host:port)")
+        return Target(remote=url, origin=origin)
+    if master and not _MASTER_URL.fullmatch(master):
+        raise SparkStartError(f"--master {master}: Spark takes {_MASTER_FORMS}")
+    return Target(master=master or LOCAL_MASTER, origin="--master")
+
+
+def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> SparkSession:
+    """A Spark session at ``where`` with the user's ``confs``; raises SparkStartError in one line.
+
+    Call :func:`require_answer` first: Spark would retry an endpoint that does not answer.
+    """
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder
+    settings: dict[str, str] = {}
+    if where.is_connect:
+        assert where.remote is not None
+        builder = builder.remote(where.remote)
+    else:
+        assert where.master is not None
+        builder = builder.master(where.master).appName("dqx-gx")
+        settings |= _JVM_SETTINGS
+        if not verbose:
+            settings |= _QUIET
+            quiet = resources.files("dqx_gx").joinpath("resources", "log4j2-quiet.properties")
+            settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={quiet}"
+    settings |= confs
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        spark = builder.getOrCreate()
+        spark.version  # noqa: B018  a Connect session is lazy: one round trip proves the server speaks
+    except Exception as exc:
+        if verbose:
+            raise
+        raise SparkStartError(f"{where.origin} {where.shown}: Spark refuses it: {first_line(exc)}") from None
+    return spark
+
+
+def hide_token(url: str) -> str:
+    """``url`` with the value of a Spark Connect ``;token=`` parameter replaced by ``***``."""
+    return _TOKEN.sub(r"\1***", url)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an error, without a JVM or gRPC trace (pyspark errors carry them after it)."""
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0].strip()
+
+
+def require_answer(where: Target) -> None:
+    """Refuse a Spark Connect or standalone endpoint that accepts no connection, in seconds."""
+    if where.is_connect:
+        assert where.remote is not None
+        endpoints = [_host_port(where.remote, CONNECT_PORT)]
+        what = "Spark Connect server"
+    elif where.master and where.master.startswith("spark://"):
+        endpoints = [
+            _host_port(f"spark://{part}", STANDALONE_PORT) for part in where.master[len("spark://") :].split(",")
+        ]
+        what = "Spark master"
+    else:
+        return
+    problems = []
+    for host, port in endpoints:
+        try:
+            with socket.create_connection((host, port), timeout=ANSWER_TIMEOUT):
+                return
+        except OSError as exc:
+            problems.append(f"{host}:{port} ({exc.strerror or exc})")
+    raise SparkStartError(
+        f"{where.origin} {where.shown}: no {what} answers at {', '.join(problems)}; start it or correct the URL"
+    )
+
+
+def _host_port(url: str, default_port: int) -> tuple[str, int]:
+    parts = urlsplit(url.split(";", 1)[0])
+    try:
+        port = parts.port or default_port
+    except ValueError:
+        raise SparkStartError(f"{url}: the port is not a number") from None
+    if not parts.hostname:
+        raise SparkStartError(f"{url}: no host (expected {parts.scheme}://host:port)")
+    return parts.hostname, port
+
+
+def configure_logging(verbose: int) -> None:
+    """Python logging for the command: dqx-gx's INFO with -v, GX's and py4j's only with -vv."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("dqx_gx").setLevel(logging.INFO if verbose else logging.WARNING)
+    gx_level = logging.DEBUG if verbose > 1 else logging.ERROR
+    logging.getLogger("great_expectations").setLevel(gx_level)
+    # GX pins this one module's logger at INFO ("Created temporary directory ... for ephemeral docs site").
+    logging.getLogger("great_expectations.data_context.types.base").setLevel(gx_level)
+    logging.getLogger("py4j").setLevel(logging.WARNING if verbose > 1 else logging.ERROR)
+
+
+class Starting:
+    """A session started on its own thread while the caller loads what the run needs.
+
+    Most of a local start is the JVM's (launched as a child process, waited on with the GIL
+    released), so it overlaps Python's imports of GX and the contract's loading.
+    """
+
+    def __init__(self, where: Target, confs: Mapping[str, str], verbose: int) -> None:
+        require_answer(where)  # on the caller's thread: a wrong URL fails at once
+        import pyspark.sql  # noqa: F401  here, so that two threads never import PySpark's modules at once
+
+        self._session: SparkSession | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._start, args=(where, confs, verbose), name="dqx-gx-spark-start", daemon=True
+        )
+        self._thread.start()
+
+    def _start(self, where: Target, confs: Mapping[str, str], verbose: int) -> None:
+        try:
+            self._session = start_session(where, confs, verbose)
+        except BaseException as exc:  # handed to the caller's thread by session()
+            self._error = exc
+
+    def session(self) -> SparkSession:
+        """The started session; raises what starting it raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._session is not None
+        return self._session

@@ -1,0 +1,69 @@
+"""Start-up: the command's help and ``lint`` import neither Spark nor GX; ``-v`` says where a validate's seconds went."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from pyspark.sql import SparkSession
+
+from dqx_gx.cli import main
+from tests.conftest import EXAMPLES, ROOT
+
+ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
+ENGINES = {"pyspark", "great_expectations", "py4j"}
+
+
+def _modules_after_command(*args: str) -> tuple[set[str], str]:
+    """The modules loaded by running ``dqx-gx ARGS`` in a fresh interpreter, and its standard output."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from dqx_gx.cli import main
+        try:
+            main({list(args)!r})
+        except SystemExit:
+            pass
+        print("MODULES", " ".join(sorted(sys.modules)))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    output, _, modules = done.stdout.rpartition("MODULES ")
+    return set(modules.split()), output
+
+
+def test_lint_imports_neither_spark_nor_gx() -> None:
+    modules, output = _modules_after_command("lint", ORDERS)
+    assert "orders_contract (orders_tbl): 21 rules, 20 runnable" in output
+    assert not ENGINES & modules
+
+
+def test_help_imports_neither_spark_gx_nor_dqlib() -> None:
+    modules, output = _modules_after_command("--help")
+    assert "validate" in output
+    assert not (ENGINES | {"dqx"}) & modules
+
+
+def test_verbose_validate_says_where_the_seconds_went(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    good = str(EXAMPLES / "orders" / "data" / "good.parquet")
+    code = main(["validate", ORDERS, "--data", good, "--now", "2026-11-22T12:00:00Z", "-v"])
+    assert code == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("time:")]
+    assert len(lines) == 1
+    assert re.fullmatch(
+        r"time: start \d+\.\d\d s, read \d+\.\d\d s, run \d+\.\d\d s, report \d+\.\d\d s \(total \d+\.\d\d s\)",
+        lines[0],
+    )
+    laps = [float(x) for x in re.findall(r"(\d+\.\d\d) s", lines[0])]
+    assert abs(sum(laps[:4]) - laps[4]) < 0.02
+
+
+def test_version_is_read_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"dqx-gx \d+\.\d+\.\d+\S*\n", out)
