@@ -8,11 +8,13 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.streaming.query import StreamingQuery
 
 from dqx_gx import BatchVerdict, Contract, RowGateError, annotate_rows, gate_each_batch, run_contract, split_rows
 from dqx_gx.kinds import KINDS, Value
@@ -124,8 +126,13 @@ def test_rules_that_compare_rows_are_refused_on_a_stream_naming_each(spark: Spar
 # --- foreachBatch: one verdict per micro-batch ------------------------------------------------------------
 
 
-GOOD = [{"id": 1, "status": "new"}, {"id": 2, "status": "done"}, {"id": 3, "status": "new"}]
-BAD = [{"id": 4, "status": "new"}, {"id": 4, "status": "done"}, {"id": 5, "status": None}, {"id": 6, "status": "done"}]
+GOOD: list[dict[str, Any]] = [{"id": 1, "status": "new"}, {"id": 2, "status": "done"}, {"id": 3, "status": "new"}]
+BAD: list[dict[str, Any]] = [
+    {"id": 4, "status": "new"},
+    {"id": 4, "status": "done"},
+    {"id": 5, "status": None},
+    {"id": 6, "status": "done"},
+]
 
 
 @pytest.fixture
@@ -166,9 +173,7 @@ def appender(folder: Path) -> Callable[[DataFrame, int], None]:
     return lambda rows, batch_id: rows.write.mode("append").parquet(str(folder))
 
 
-def test_each_micro_batch_is_gated_and_keeps_its_verdict(
-    spark: SparkSession, two_files: Path, tmp_path: Path
-) -> None:
+def test_each_micro_batch_is_gated_and_keeps_its_verdict(spark: SparkSession, two_files: Path, tmp_path: Path) -> None:
     verdicts: list[BatchVerdict] = []
     gate = gate_each_batch(
         keyed_contract(),
@@ -220,7 +225,7 @@ def test_a_verdict_callback_that_raises_stops_the_stream_before_the_batch_is_wri
             raise RuntimeError(f"batch {verdict.batch_id} rejected")
 
     gate = gate_each_batch(keyed_contract(), valid=appender(tmp_path / "valid"), on_verdict=refuse)
-    with pytest.raises(Exception, match="batch 1 rejected"):
+    with pytest.raises(StreamingQueryException, match="batch 1 rejected"):
         gate_stream(spark, two_files, tmp_path, gate)
     valid = sorted(r["id"] for r in spark.read.parquet(str(tmp_path / "valid")).collect())
     assert valid == [1, 2, 3]
