@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
     from dqx_gx.expectations import expectation_suite
     from dqx_gx.rows import RowGateError, annotate_rows, split_rows
+    from dqx_gx.rows.stream import BatchVerdict, gate_each_batch
     from dqx_gx.run import ContractRun, RuleResult, run_contract
 
 _WHERE = {
@@ -38,9 +39,12 @@ _WHERE = {
     "annotate_rows": "dqx_gx.rows",
     "split_rows": "dqx_gx.rows",
     "RowGateError": "dqx_gx.rows",
+    "gate_each_batch": "dqx_gx.rows.stream",
+    "BatchVerdict": "dqx_gx.rows.stream",
 }
 
 __all__ = [
+    "BatchVerdict",
     "Contract",
     "ContractRun",
     "ContractValidationError",
@@ -50,6 +54,7 @@ __all__ = [
     "SchemaValidationError",
     "annotate_rows",
     "expectation_suite",
+    "gate_each_batch",
     "load_contracts",
     "run_contract",
     "split_rows",

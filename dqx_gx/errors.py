@@ -7,7 +7,10 @@ DQX (``except dqx.contract.ContractValidationError``) catches ours too.
 from __future__ import annotations
 
 import json
-from typing import Any
+import logging
+import sys
+import warnings
+from typing import Any, TextIO
 
 from dqx import contract as _dqx_contract
 
@@ -28,9 +31,58 @@ class SchemaValidationError(_dqx_contract.SchemaValidationError):
 class ContractWarning(_dqx_contract.ContractWarning):
     """A non-fatal problem: a rule that cannot run, a deprecated form, a doubtful value.
 
-    Emitted with :func:`warnings.warn`; filter it with
-    ``warnings.simplefilter("error", ContractWarning)`` to make warnings fatal.
+    Emitted with :func:`warnings.warn` (through :func:`warn_contract`), so ``warnings.catch_warnings``,
+    ``pytest.warns`` and filters see it: ``warnings.simplefilter("error", ContractWarning)`` makes
+    warnings fatal.
     """
+
+
+def warn_contract(message: str, *, stacklevel: int = 1) -> None:
+    """Issue a :class:`ContractWarning` that reaches the caller, even in a process that imported GX.
+
+    GX calls ``logging.captureWarnings(True)`` on import: every warning Python would print goes
+    to the ``py.warnings`` logger instead, and with no logging handler configured (a plain script,
+    a notebook) logging drops it, so the warnings about a contract vanish. Filters and
+    ``catch_warnings(record=True)`` are unaffected (they act before the display), only the display
+    is lost. So, for this one warning and only when logging would drop it, it is displayed the way
+    Python does by default (on stderr, once per place under the default filter) instead. Where
+    logging has a handler, the warning goes to the log as the process asked; GX's own warnings and
+    a ``showwarning`` the caller installed are left alone. Turning capture off for the whole process
+    (``logging.captureWarnings(False)`` after GX's import) was not chosen: it would undo a choice that
+    may be the caller's, not GX's, and GX modules imported later turn it on again.
+    ``stacklevel`` counts from the caller of this function, as in :func:`warnings.warn`.
+    """
+    display = warnings.showwarning
+    if not (getattr(display, "__module__", None) == "logging" and _logging_drops_warnings()):
+        warnings.warn(message, ContractWarning, stacklevel=stacklevel + 1)
+        return
+    warnings.showwarning = _print_warning
+    try:
+        warnings.warn(message, ContractWarning, stacklevel=stacklevel + 1)
+    finally:
+        warnings.showwarning = display
+
+
+def _logging_drops_warnings() -> bool:
+    """Whether the ``py.warnings`` logger has no handler but ``NullHandler`` on its way to the root."""
+    logger: logging.Logger | None = logging.getLogger("py.warnings")
+    while logger is not None:
+        if any(not isinstance(handler, logging.NullHandler) for handler in logger.handlers):
+            return False
+        logger = logger.parent if logger.propagate else None
+    return True
+
+
+def _print_warning(  # noqa: PLR0917 - warnings.showwarning's signature
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """Python's own display of a warning (``warnings.showwarning`` before logging replaced it)."""
+    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def shown(value: Any, limit: int = 80) -> str:

@@ -8,7 +8,6 @@ and the ``sla:`` block become the same rules an ODCS contract would give.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -19,7 +18,7 @@ from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
 from dqx_gx.contract.quality import DQX_CHECKS, checked_values, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
-from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
 from dqx_gx.rules.severity import parse_severity
@@ -194,7 +193,7 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
     if kind == "completeness":
         _require_column(declared, check["partition_column"], f"{where}.partition_column")
         reason = "completeness (partition gap detection) is not implemented"
-        warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=3)
+        warn_contract(f"{label}: {reason}; skipping", stacklevel=3)
         return SkippedRule(origin=RuleOrigin.DQX, dimension="completeness", reason=reason, **info)
     if kind == "num_rows":
         metric = Metric(MetricKind.NUM_ROWS)
@@ -226,7 +225,7 @@ def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
     column = prop.column
     if check.get("case_sensitive") is False:
         reason = "case_sensitive: false is not supported (DQX does not implement it either)"
-        warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=3)
+        warn_contract(f"{label}: {reason}; skipping", stacklevel=3)
         return SkippedRule(origin=RuleOrigin.DQX, column=column, reason=reason, **info)
     metric_kind = _COLUMN_CHECKS[kind]
     fields: dict[str, Any] = {"scale": return_scale(check)}

@@ -8,7 +8,6 @@ schema before anything else looks at it, then DQX's own rules apply.
 from __future__ import annotations
 
 import copy
-import warnings
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -19,7 +18,7 @@ from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
 from dqx_gx.contract.source import Document, read_document
-from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.rules.rule import Rule, unique_names
 from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
 
@@ -79,9 +78,7 @@ def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
                 )
             rule["metric"] = new
             del rule["rule"]
-            warnings.warn(
-                f"{label}: 'rule: {old}' is the ODCS 3.0 form; read as 'metric: {new}'", ContractWarning, stacklevel=3
-            )
+            warn_contract(f"{label}: 'rule: {old}' is the ODCS 3.0 form; read as 'metric: {new}'", stacklevel=3)
         if "validValues" in rule:
             arguments = rule.setdefault("arguments", {})
             if not isinstance(arguments, dict) or "validValues" in arguments:
@@ -89,10 +86,8 @@ def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
                     f"{path}: validValues given both beside the rule and in arguments; keep arguments.validValues"
                 )
             arguments["validValues"] = rule.pop("validValues")
-            warnings.warn(
-                f"{label}: top-level 'validValues' is deprecated; read as 'arguments.validValues'",
-                ContractWarning,
-                stacklevel=3,
+            warn_contract(
+                f"{label}: top-level 'validValues' is deprecated; read as 'arguments.validValues'", stacklevel=3
             )
         if rule.get("type") == "custom" and str(rule.get("engine", "")).lower() == DQX_ENGINE:
             beside = {k: rule.pop(k) for k in OPERATOR_NAMES if k in rule}

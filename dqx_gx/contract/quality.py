@@ -8,7 +8,6 @@ Each rule of a ``quality:`` list becomes exactly one :class:`Rule` (or a
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -18,7 +17,7 @@ from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Property, TextRule
 from dqx_gx.contract.properties import checked_regex
 from dqx_gx.contract.source import parse_yaml_fragment
-from dqx_gx.errors import ContractValidationError, ContractWarning, shown
+from dqx_gx.errors import ContractValidationError, shown, warn_contract
 from dqx_gx.kinds import Metric, MetricKind, Scalar, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
@@ -122,7 +121,7 @@ def _origin(kind: str) -> RuleOrigin:
 
 
 def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reason: str) -> SkippedRule:
-    warnings.warn(f"{label}: {reason}; skipping", ContractWarning, stacklevel=4)
+    warn_contract(f"{label}: {reason}; skipping", stacklevel=4)
     return SkippedRule(name=name, origin=origin, reason=reason, **info)
 
 

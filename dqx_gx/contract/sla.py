@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ from croniter import croniter
 from croniter.croniter import CroniterError
 
 from dqx_gx.contract.model import SlaLatency
-from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.kinds import Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, RuleOrigin, SkippedRule
 from dqx_gx.rules.threshold import Operator, Threshold
@@ -59,7 +58,7 @@ def freshness_rule(rule_id: str, latency: SlaLatency) -> MetricRule:
 
 
 def skipped_freshness(rule_id: str, reason: str) -> SkippedRule:
-    warnings.warn(f"{rule_id}: {reason}; no freshness check", ContractWarning, stacklevel=3)
+    warn_contract(f"{rule_id}: {reason}; no freshness check", stacklevel=3)
     return SkippedRule(
         id=rule_id,
         name=FRESHNESS_CHECK_NAME,
@@ -169,10 +168,9 @@ def cron_latency(
     """The freshness a native ``sla:`` block promises (DQX SLA spec, "Auto-Generated Checks")."""
     period = schedule_period_hours(schedule)
     if lag_hours > LAG_WARNING_HOURS and _is_hourly_or_daily(schedule):
-        warnings.warn(
+        warn_contract(
             f"sla.lag_hours: {lag_hours:g} hours exceeds {LAG_WARNING_HOURS:g} hours (7 days) on the "
             f"hourly or daily schedule {schedule!r}; is the SLA misconfigured?",
-            ContractWarning,
             stacklevel=3,
         )
     if partitioned_by:

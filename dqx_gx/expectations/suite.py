@@ -8,7 +8,6 @@ translated, so a run that lost an expectation can be told from one that passed.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
 from typing import Any, Literal
@@ -21,7 +20,7 @@ from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.registry import get_expectation_impl
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.errors import ContractWarning
+from dqx_gx.errors import warn_contract
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.gx_private import expectations_equal
@@ -77,12 +76,12 @@ def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
             skipped[rule.id] = rule.reason
             continue
         if isinstance(rule, SqlRule) and not allow_sql:
-            warnings.warn(f"Quality rule '{rule.name}': {SQL_OFF}; skipping", ContractWarning, stacklevel=2)
+            warn_contract(f"Quality rule '{rule.name}': {SQL_OFF}; skipping", stacklevel=2)
             skipped[rule.id] = SQL_OFF
             continue
         built = expectation_for(rule, contract)
         if isinstance(built, str):
-            warnings.warn(f"Rule '{rule.name}' ({rule.id}): {built}; skipping", ContractWarning, stacklevel=2)
+            warn_contract(f"Rule '{rule.name}' ({rule.id}): {built}; skipping", stacklevel=2)
             skipped[rule.id] = built
             continue
         # GX's own test for "the same expectation" (it ignores meta), so ours cannot drift from it.

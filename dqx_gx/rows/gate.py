@@ -8,14 +8,13 @@ no Spark action runs until the caller acts.
 
 from __future__ import annotations
 
-import warnings
 from datetime import date, datetime
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.errors import ContractWarning
+from dqx_gx.errors import warn_contract
 from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError
 from dqx_gx.rows.marks import RowCheck, marked, row_rules
@@ -32,7 +31,8 @@ def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | d
     P0 rules write errors, P1–P3 warnings; a column is NULL where the row has none. Lazy.
     Works on a streaming DataFrame for every rule that looks at the row alone; a rule that
     compares rows (duplicates, ``unique``, ``primaryKey``) raises :class:`RowGateError` naming
-    it there (gate each micro-batch with ``foreachBatch`` instead). ``now`` is the moment
+    it there (gate each micro-batch with :func:`dqx_gx.gate_each_batch` instead). On a stream
+    nothing here runs a Spark action or a join: the result is written with ``writeStream``. ``now`` is the moment
     time-based rules would be measured from; no row-level kind reads it today.
     """
     del now  # accepted for a stable signature beside run_contract; no row-level kind is time-based
@@ -44,8 +44,9 @@ def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | d
         needing_rows = [r.rule.name for r in rules if r.marks.reach is Reach.KEY]
         if needing_rows:
             raise RowGateError(
-                f"rule(s) {', '.join(map(repr, needing_rows))} compare rows across the batch, which a "
-                "streaming DataFrame cannot do; gate each micro-batch instead (foreachBatch, see README 'Streams')"
+                f"rule(s) {', '.join(map(repr, needing_rows))} compare rows across the batch, which a streaming "
+                "DataFrame cannot do; gate each micro-batch instead: "
+                "stream.writeStream.foreachBatch(dqx_gx.gate_each_batch(contract, ...)) (README 'Streams')"
             )
     gate = marked(dataframe, rules)
     errors = [c for c in gate.checks if c.rule.severity == "P0"]
@@ -75,11 +76,7 @@ def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
 def warn_without_row_rules(contract: Contract, dataframe: DataFrame) -> None:
     """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
     if not row_rules(contract, Columns.of(dataframe)):
-        warnings.warn(
-            f"{contract.check_name} has no row-level rule for this batch: every row is valid",
-            ContractWarning,
-            stacklevel=3,
-        )
+        warn_contract(f"{contract.check_name} has no row-level rule for this batch: every row is valid", stacklevel=3)
 
 
 def _annotation(checks: list[RowCheck]) -> Column:

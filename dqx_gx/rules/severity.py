@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from dqx.common import SeverityLevel
 
-from dqx_gx.errors import ContractWarning
+from dqx_gx.errors import warn_contract
 
 DEFAULT_SEVERITY: SeverityLevel = "P1"
 
@@ -41,10 +40,9 @@ def parse_severity(raw: Any, where: str) -> SeverityLevel:
         return DEFAULT_SEVERITY
     level = _LABELS.get(str(raw).strip().lower()) if isinstance(raw, str) else None
     if level is None:
-        warnings.warn(
+        warn_contract(
             f"{where}: unknown severity {raw!r}; using P1 "
             "(known: error/critical/fatal → P0, warning/warn → P1, info → P2, low/minor → P3, or P0–P3)",
-            ContractWarning,
             stacklevel=2,
         )
         return DEFAULT_SEVERITY

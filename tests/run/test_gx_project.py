@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import filecmp
 import html
+import os
 import re
 import shutil
+import stat
 import warnings
 from pathlib import Path
 
@@ -53,6 +55,24 @@ def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) ->
         "plugins/custom_data_docs/styles/data_docs_custom_styles.css",
         "validation_definitions/Clickstream Events Contract.events.json",
     ]
+
+
+def test_translating_again_touches_no_file_and_every_file_has_the_umask_mode(tmp_path: Path) -> None:
+    contracts = [str(ROOT / c) for c in CONTRACTS]
+    previous = os.umask(0o027)  # not the usual 0o022, so a mode from mkstemp (0o600) or a default cannot pass
+    try:
+        assert main(["translate", *contracts, "--gx-dir", str(tmp_path)]) == 0
+        first = {path: (tmp_path / "gx" / path).stat() for path in tree(tmp_path / "gx")}
+        assert main(["translate", *contracts, "--gx-dir", str(tmp_path)]) == 0
+        second = {path: (tmp_path / "gx" / path).stat() for path in tree(tmp_path / "gx")}
+    finally:
+        os.umask(previous)
+    assert sorted(second) == sorted(first)
+    assert len(first) > 20
+    changed = [path for path in first if second[path].st_mtime_ns != first[path].st_mtime_ns]
+    assert changed == []
+    modes = {path: oct(stat.S_IMODE(st.st_mode)) for path, st in second.items()}
+    assert {path: mode for path, mode in modes.items() if mode != oct(0o640)} == {}
 
 
 def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(
