@@ -40,6 +40,8 @@ def to_table(run: ContractRun) -> str:
         lines.append("  ".join(cells).rstrip())
         if index in notes:
             lines.append(f"{indent}↳ {notes[index]}")
+        if index and run.rule_results[index - 1].missing_partitions:
+            lines.append(f"{indent}↳ {_missing_text(run.rule_results[index - 1])}")
         samples = run.rule_results[index - 1].samples if index else None
         if samples is not None and samples.rows:
             lines.append(f"{indent}↳ failed rows ({', '.join(samples.columns)}):")
@@ -47,6 +49,14 @@ def to_table(run: ContractRun) -> str:
     lines.append("")
     lines.append(summary(run))
     return "\n".join(lines)
+
+
+def _missing_text(result: RuleResult) -> str:
+    """``missing partitions: 2026-02-03, 2026-02-04`` (``first 10 of 31`` when there are more)."""
+    shown = result.missing_partitions
+    total = result.observed if isinstance(result.observed, int) else len(shown)
+    more = f" (first {len(shown)} of {total})" if total > len(shown) else ""
+    return f"missing partitions{more}: {', '.join(shown)}"
 
 
 def _sample_row(values: tuple[str | None, ...]) -> str:
@@ -115,6 +125,7 @@ def _result_json(result: RuleResult) -> dict[str, Any]:
         "expectation_type": result.expectation_type,
         "marked_rows": result.marked_rows,
         "samples": result.samples.to_dict() if result.samples is not None else None,
+        "missing_partitions": list(result.missing_partitions),
     }
 
 
@@ -142,6 +153,8 @@ def to_junit(run: ContractRun) -> str:
         detail = f"[{a.severity}] {a.expression} — observed: {_observed_text(result.observed)}"
         if result.reason:
             detail += f"\n{result.reason}"
+        if result.missing_partitions:
+            detail += f"\n{_missing_text(result)}"
         if result.samples is not None and result.samples.rows:
             detail += f"\nfailed rows ({', '.join(result.samples.columns)}):"
             detail += "".join(f"\n  {_sample_row(values)}" for values in result.samples.rows)

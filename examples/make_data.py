@@ -75,12 +75,12 @@ def daily_orders() -> None:
         ]
     )
 
-    def rows(order_date: dt.date) -> list[dict[str, Any]]:
+    def rows(order_date: dt.date, first_id: int = 1) -> list[dict[str, Any]]:
         created = dt.datetime.combine(order_date, dt.time(9), tzinfo=dt.UTC)
         return [
             {
                 "order_date": order_date,
-                "order_id": i,
+                "order_id": first_id + i - 1,
                 "customer_id": 1000 + i % 7,
                 "total_amount": Decimal(f"{10 * i}.50"),
                 "status": STATUSES[i % 5],
@@ -98,8 +98,14 @@ def daily_orders() -> None:
             for i in range(1, 31)
         ]
 
-    write(HERE / "sla" / "data" / "daily_orders-good.parquet", schema, rows(dt.date(2026, 11, 21)))  # 36 h ≤ 49 h
-    write(HERE / "sla" / "data" / "daily_orders-late.parquet", schema, rows(dt.date(2026, 11, 19)))  # 84 h
+    def days(*day_numbers: int) -> list[dict[str, Any]]:
+        """30 orders on each of these November days, order ids unique across them."""
+        return [row for n, day in enumerate(day_numbers) for row in rows(dt.date(2026, 11, day), 1 + 30 * n)]
+
+    # newest 21 Nov: 36 h ≤ 49 h; the 7-day completeness window expects 16–21 Nov
+    write(HERE / "sla" / "data" / "daily_orders-good.parquet", schema, days(15, 16, 17, 18, 19, 20, 21))
+    write(HERE / "sla" / "data" / "daily_orders-gaps.parquet", schema, days(15, 16, 18, 19, 21))  # 17, 20 missing
+    write(HERE / "sla" / "data" / "daily_orders-late.parquet", schema, days(19))  # 84 h
 
 
 def hourly_events() -> None:

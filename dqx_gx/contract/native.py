@@ -15,7 +15,7 @@ from typing import Any
 from dqx_gx.contract.jsonschemas import joined, own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source
 from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
-from dqx_gx.contract.quality import DQX_CHECKS, checked_values, return_scale
+from dqx_gx.contract.quality import DQX_CHECKS, checked_values, completeness, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
@@ -191,10 +191,12 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
     info = _common(check, where, label)
     kind = check["type"]
     if kind == "completeness":
-        _require_column(declared, check["partition_column"], f"{where}.partition_column")
-        reason = "completeness (partition gap detection) is not implemented"
-        warn_contract(f"{label}: {reason}; skipping", stacklevel=3)
-        return SkippedRule(origin=RuleOrigin.DQX, dimension="completeness", reason=reason, **info)
+        column = check["partition_column"]
+        _require_column(declared, column, f"{where}.partition_column")
+        metric, threshold = completeness(check, column)
+        return MetricRule(
+            origin=RuleOrigin.DQX, dimension="completeness", column=column, metric=metric, threshold=threshold, **info
+        )
     if kind == "num_rows":
         metric = Metric(MetricKind.NUM_ROWS)
         column = None

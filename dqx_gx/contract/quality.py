@@ -21,7 +21,7 @@ from dqx_gx.errors import ContractValidationError, shown, warn_contract
 from dqx_gx.kinds import Metric, MetricKind, Scalar, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
-from dqx_gx.rules.threshold import OPERATOR_NAMES, finite_number, parse_threshold
+from dqx_gx.rules.threshold import OPERATOR_NAMES, Operator, Threshold, finite_number, parse_threshold
 
 DQX_ENGINE = "dqx"
 GX_ENGINES = frozenset({"greatexpectations", "great-expectations", "great_expectations", "gx"})
@@ -261,8 +261,11 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
             f"{label}: operator given both beside the implementation ({', '.join(ctx.lifted_operators)}) "
             f"and inside it ({', '.join(inside)}); keep one"
         )
-    threshold = parse_threshold(label, inside or ctx.lifted_operators)
     check: str = implementation["check"]
+    if check == "completeness":
+        name = raw.get("name") or _derived_name(ctx, check)
+        return _completeness_rule(implementation, ctx, label, info, name=name, given=inside or ctx.lifted_operators)
+    threshold = parse_threshold(label, inside or ctx.lifted_operators)
     column = implementation.get("column")
     column = ctx.columns.get(column, column) if column else None
     kind = DQX_CHECKS[check]
@@ -285,6 +288,55 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
         threshold=threshold,
         **info,
     )
+
+
+def _completeness_rule(
+    implementation: Mapping[str, Any],
+    ctx: RuleContext,
+    label: str,
+    info: dict[str, Any],
+    *,
+    name: str,
+    given: Mapping[str, Any],
+) -> MetricRule:
+    """``check: completeness``: the partition column is ``partition_column`` (dqlib's field), ``column``,
+    or the property the rule sits in; the bound is ``max_gap_count``, not an operator."""
+    if given:
+        raise ContractValidationError(
+            f"{label}: check 'completeness' passes with at most max_gap_count missing partitions; "
+            f"remove {', '.join(given)} and give max_gap_count (default 0)"
+        )
+    named = [implementation[k] for k in ("partition_column", "column") if k in implementation]
+    if len(set(named)) > 1:
+        raise ContractValidationError(f"{label}: partition_column and column name different columns; give one")
+    column = ctx.columns.get(named[0], named[0]) if named else (ctx.prop.column if ctx.prop else None)
+    if column is None:
+        raise ContractValidationError(
+            f"{label}: check 'completeness' needs 'partition_column:' in its implementation "
+            "(or put the rule in that property's quality list)"
+        )
+    metric, threshold = completeness(implementation, column)
+    return MetricRule(
+        name=name,
+        origin=RuleOrigin.DQX,
+        column=column,
+        metric=metric,
+        threshold=threshold,
+        **info,
+    )
+
+
+def completeness(fields: Mapping[str, Any], column: str) -> tuple[Metric, Threshold]:
+    """A completeness check's metric and bound, with dqlib's ``CompletenessCheck`` defaults (lookback_days
+    30, allow_future_gaps true, max_gap_count 0); the schemas have refused what dqlib refuses, in its words."""
+    metric = Metric(
+        MetricKind.MISSING_PARTITIONS,
+        (column,),
+        granularity=fields["granularity"],
+        lookback_days=int(fields.get("lookback_days", 30)),
+        allow_future_gaps=bool(fields.get("allow_future_gaps", True)),
+    )
+    return metric, Threshold(Operator.LESS_OR_EQUAL, float(fields.get("max_gap_count", 0)))
 
 
 def _implementation(raw: Any, label: str) -> Any:

@@ -178,8 +178,25 @@ class DqxExpectation(BatchExpectation):
         result: Any = None,
         runtime_configuration: dict[Any, Any] | None = None,
     ) -> list[RenderedTableContent | CollapseContent] | None:
-        """The failed-row samples dqx-gx recorded in ``result.details.samples`` (sensitive values already ``***``)."""
+        """The failed-row samples dqx-gx recorded in ``result.details.samples`` (sensitive values already ``***``),
+        or a completeness rule's missing partitions (``result.details.missing_partitions``)."""
         details = ((result.result or {}) if result is not None else {}).get("details") or {}
+        missing = details.get("missing_partitions")
+        if missing:
+            observed = (result.result or {}).get("observed_value")
+            more = (
+                f" (first {len(missing)} of {observed})"
+                if isinstance(observed, int) and observed > len(missing)
+                else ""
+            )
+            return [
+                RenderedTableContent(
+                    content_block_type="table",
+                    table=[[partition] for partition in missing],
+                    header_row=[f"Missing partition{more}"],
+                    styling={"body": {"classes": ["table-bordered", "table-sm", "mt-3"]}},
+                )
+            ]
         samples = details.get("samples")
         if not samples or not samples.get("rows"):
             return None

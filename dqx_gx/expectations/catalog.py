@@ -18,9 +18,10 @@ from great_expectations.core.suite_parameters import SuiteParameterDict
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
 from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, marked, measured
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Value
-from dqx_gx.kinds.kind import Marks, Reach
+from dqx_gx.kinds.kind import Marks, Pass, Reach
+from dqx_gx.rules import partitions
 from dqx_gx.rules.rule import DataType
-from dqx_gx.rules.timestamps import epoch_micros
+from dqx_gx.rules.timestamps import as_utc, epoch_micros
 from dqx_gx.spark.columns import type_problem, type_text
 from dqx_gx.spark.types import type_mismatch
 
@@ -37,12 +38,15 @@ _ARGUMENT_TYPES: dict[str, Any] = {
     "constraint": str,
     "value": Scalar,
     "aggregation": str,
+    "granularity": str,
+    "lookback_days": int,
+    "allow_future_gaps": bool,
     "scale": str,
     "now": Instant,
 }
 """The expectation field type of every argument a kind may take (see ``Kind.arguments``)."""
 
-_ARGUMENT_DEFAULTS: dict[str, Any] = {"aggregation": "max", "scale": "count"}
+_ARGUMENT_DEFAULTS: dict[str, Any] = {"aggregation": "max", "scale": "count", "allow_future_gaps": True}
 
 
 class KindExpectation(DqxExpectation):
@@ -56,6 +60,11 @@ class KindExpectation(DqxExpectation):
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         name, kwargs = measured(self.kind, self.metric)
+        if self.kind.spark.pass_ is Pass.OWN:
+            moment = self.moment()
+            if moment is None:  # observe() says why
+                return {NUM_ROWS: {}}
+            kwargs = {**kwargs, "now": epoch_micros(moment)}
         needed = {name: kwargs, NUM_ROWS: {}}
         if self.marks_by_bounds:
             needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)
@@ -76,6 +85,8 @@ class KindExpectation(DqxExpectation):
                 return field
             if problem := type_problem(self.kind, metric, field):
                 return Unmeasured(problem)
+        if self.kind.value.needs_now and self.moment() is None:
+            return Unmeasured("'now' was not given at run time (expectation parameter 'now')")
         raw = metrics[measured(self.kind, metric)[0]]
         what = f"{self.kind.metric.value}({', '.join(metric.columns)})"
         match self.kind.value:
@@ -93,18 +104,47 @@ class KindExpectation(DqxExpectation):
                 if self.marks_by_bounds and isinstance(value, Observed) and metrics.get(MARKED_ROWS) is not None:
                     return Observed(value.value, {"marked_rows": int(metrics[MARKED_ROWS])})
                 return value
+            case Value.GAPS:
+                return self.gaps(raw, metric)
             case _:  # Value.AGE
                 return self.age(raw, metric)
+
+    def moment(self) -> datetime | date | None:
+        """The run-time parameter ``now``, once GX has filled it in."""
+        now = getattr(self, "now", None)
+        return now if isinstance(now, datetime | date) else None
 
     def age(self, newest: Any, metric: Metric) -> Observation:
         """Hours between the run-time parameter ``now`` and the measured instant (epoch microseconds, UTC)."""
         if newest is None:
             return Unmeasured(f"freshness_hours({metric.column}) has no value: no non-null values in the batch")
-        now = getattr(self, "now", None)
-        if not isinstance(now, datetime | date):
-            return Unmeasured("'now' was not given at run time (expectation parameter 'now')")
+        now = self.moment()
+        assert now is not None
         age = (epoch_micros(now) - int(newest)) / 3_600_000_000
         return Observed(age, {"now": now.isoformat()})
+
+    def gaps(self, starts: list[int], metric: Metric) -> Observation:
+        """The expected partitions of the window ending at ``now`` that no row fills (SPEC §7); the result
+        names the first few."""
+        now = self.moment()
+        assert now is not None and metric.granularity is not None and metric.lookback_days is not None
+        granularity = partitions.Granularity(metric.granularity)
+        span = partitions.window(as_utc(now), granularity, metric.lookback_days)
+        present = (partitions.from_micros(start) for start in starts)
+        missing = partitions.missing_partitions(span, present, allow_future_gaps=metric.allow_future_gaps)
+        shown = [partitions.partition_text(p, granularity) for p in missing[: partitions.SHOWN_MISSING]]
+        return Observed(
+            len(missing),
+            {
+                "now": now.isoformat(),
+                "expected_partitions": len(span.expected),
+                "window": [
+                    partitions.partition_text(span.start, granularity),
+                    partitions.partition_text(span.end, granularity),
+                ],
+                "missing_partitions": shown,
+            },
+        )
 
     @classmethod
     def subject(cls, kwargs: dict[str, Any]) -> str:
@@ -113,7 +153,7 @@ class KindExpectation(DqxExpectation):
 
 def kind_expectation(kind: Kind) -> type[KindExpectation]:
     """The GX expectation class of a declared kind, named as suites store it (``expect_dqx_…``)."""
-    names = (*kind.argument_names, "now") if kind.value is Value.AGE else kind.argument_names
+    names = (*kind.argument_names, "now") if kind.value.needs_now else kind.argument_names
     attributes: dict[str, Any] = {
         "__module__": __name__,
         "__doc__": f"``{kind.metric.value}``: the declared kind (dqx_gx.kinds.catalog) as a GX expectation.",

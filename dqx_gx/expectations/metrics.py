@@ -31,6 +31,7 @@ from pyspark.sql import functions as F
 
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Marks, On, Pass
+from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
@@ -39,13 +40,14 @@ BATCH_SCHEMA = "dqx.batch_schema"
 NUM_ROWS = "dqx.num_rows"
 FIRST_PASS = "dqx.aggregate"
 SECOND_PASS = "dqx.distinct_aggregate"
+OWN_QUERY = "dqx.distinct_values"
 MARKED_ROWS = "dqx.marked_rows"
 
 
 def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     """The metric (name and value kwargs) that computes ``metric``; the scale is applied afterwards."""
     arguments = {k: v for k, v in kind.arguments(metric).items() if k != "scale"}
-    name = FIRST_PASS if kind.spark.pass_ is Pass.FIRST else SECOND_PASS
+    name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY}[kind.spark.pass_]
     return name, {"kind": kind.metric.value, **arguments}
 
 
@@ -193,6 +195,9 @@ class KindAggregate(Aggregate):
         "constraint",
         "value",
         "aggregation",
+        "granularity",
+        "lookback_days",
+        "allow_future_gaps",
     )
     result_type: str | None = None
     """The Spark type of the result; None: the kind's own."""
@@ -245,3 +250,35 @@ class DistinctAggregate(KindAggregate):
         )
         dependencies["second_pass"] = MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)
         return dependencies
+
+
+class DistinctValues(TableMetricProvider):
+    """The distinct non-NULL values of a :attr:`~dqx_gx.kinds.kind.Pass.OWN` kind's per-row value, sorted:
+    one query of its own (``select … where … distinct``), whose result is small by the kind's design
+    (completeness: the partition starts in the window). ``now`` (epoch microseconds) is the run's
+    moment; None when the column cannot be measured (the expectation says why)."""
+
+    metric_name = OWN_QUERY
+    value_keys = (*KindAggregate.value_keys, "now")
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(
+        cls,
+        execution_engine: SparkDFExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> list[Any] | None:
+        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        metric = kind.metric_of(metric_value_kwargs)
+        columns = Columns.of(df)
+        fields = tuple(columns.find(name) for name in metric.columns)
+        found = tuple(f for f in fields if f is not None and not type_problem(kind, metric, f))
+        if len(found) != len(fields):
+            return None
+        on = On(metric, found, tuple(spark_column(f) for f in found), now=from_micros(metric_value_kwargs["now"]))
+        value = kind.spark.aggregate(on).alias("value")
+        rows = df.select(value).where(F.col("value").isNotNull()).distinct().collect()
+        return sorted(row[0] for row in rows)

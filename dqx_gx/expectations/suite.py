@@ -24,7 +24,7 @@ from dqx_gx.errors import warn_contract
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.gx_private import expectations_equal
-from dqx_gx.kinds import Value, kind_of
+from dqx_gx.kinds import kind_of
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.sql_guard import checked_query
 from dqx_gx.rules.threshold import Threshold
@@ -128,7 +128,7 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
     assert isinstance(rule, MetricRule)
     kind = kind_of(rule.metric)
     kwargs = {**common, **_bounds(rule.threshold), **kind.arguments(rule.metric)}
-    if kind.value is Value.AGE:
+    if kind.value.needs_now:
         kwargs["now"] = {"$PARAMETER": NOW_PARAMETER}
     return EXPECTATIONS[kind.metric](**kwargs)
 

@@ -37,6 +37,8 @@ from dqx_gx.kinds.kind import (
 )
 from dqx_gx.kinds.metric import ConstraintKind, Metric, MetricKind, Scalar
 from dqx_gx.lazy import LazyModule
+from dqx_gx.rules import partitions
+from dqx_gx.rules.timestamps import epoch_micros
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -217,6 +219,25 @@ def _instant(on: On) -> Column:
 def _freshness_words(metric: Metric) -> str:
     columns = ", ".join(metric.columns)
     return f"freshness_hours({columns}, oldest)" if metric.aggregation == "min" else f"freshness_hours({columns})"
+
+
+def _partition_in_window(on: On) -> Column:
+    """Each row's partition start (epoch microseconds) from the window's first expected partition on;
+    rows of the period holding "now" or later all give the window's end, which only says that later
+    data exists (SPEC §7's "latest present partition"). NULL before the window or for NULL values, so
+    the distinct values are at most one per expected partition, plus one."""
+    metric = on.metric
+    assert on.now is not None and metric.granularity is not None and metric.lookback_days is not None
+    span = partitions.window(on.now, partitions.Granularity(metric.granularity), metric.lookback_days)
+    start = X.partition_start(on.column, on.field, metric.granularity)
+    return F.when(start >= F.lit(epoch_micros(span.start)), F.least(start, F.lit(epoch_micros(span.end))))
+
+
+def _gaps_words(metric: Metric) -> str:
+    assert metric.granularity is not None and metric.lookback_days is not None
+    return partitions.describe(
+        ", ".join(metric.columns), metric.granularity, metric.lookback_days, allow_future_gaps=metric.allow_future_gaps
+    )
 
 
 def _statistic(
@@ -416,6 +437,20 @@ KINDS: Mapping[MetricKind, Kind] = {
             params=(Param.AGGREGATION,),
             subject="freshness",
             shows_values=True,
+        ),
+        Kind(
+            MetricKind.MISSING_PARTITIONS,
+            reads=_gaps_words,
+            accepts=INSTANTS,
+            value=Value.GAPS,
+            spark=Spark(
+                _partition_in_window,
+                BatchOnly("a count of missing time partitions: a gap is the absence of rows"),
+                pass_=Pass.OWN,
+            ),
+            expectation="expect_dqx_missing_partitions",
+            params=(Param.GRANULARITY, Param.LOOKBACK_DAYS, Param.ALLOW_FUTURE_GAPS),
+            subject="completeness",
         ),
     )
 }

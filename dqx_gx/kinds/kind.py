@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +89,13 @@ class Value(StrEnum):
     """A statistic of the values, NaN kept apart from NULL."""
     AGE = "age"
     """Hours between "now" (a run-time parameter) and an instant in the data."""
+    GAPS = "gaps"
+    """Expected time partitions with no row, in a window ending at "now" (a run-time parameter)."""
+
+    @property
+    def needs_now(self) -> bool:
+        """Whether the value depends on the run's moment (the expectation takes the ``now`` parameter)."""
+        return self in (Value.AGE, Value.GAPS)
 
 
 class Arity(StrEnum):
@@ -108,6 +116,9 @@ class Param(StrEnum):
     CONSTRAINT = "constraint"
     """Two arguments: ``constraint`` (its kind) and ``value``."""
     AGGREGATION = "aggregation"
+    GRANULARITY = "granularity"
+    LOOKBACK_DAYS = "lookback_days"
+    ALLOW_FUTURE_GAPS = "allow_future_gaps"
 
 
 class Pass(StrEnum):
@@ -117,6 +128,10 @@ class Pass(StrEnum):
     SECOND = "second"
     """``count(DISTINCT)``: Spark expands every row once per distinct aggregate, so these share the
     second pass with GX's own map metrics instead of slowing the first."""
+    OWN = "own"
+    """A query of its own: the "aggregate" is a per-row value, and the metric is its distinct non-NULL
+    values (completeness: the partition starts in the window, a few hundred at most), so no pass
+    holds an ObjectHashAggregate (``collect_set``) that would turn off code generation for every rule."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +146,8 @@ class On:
     """The rule's pass interval, for kinds whose marks depend on it (min, max)."""
     repeated: Column | None = None
     """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
+    now: datetime | None = None
+    """The run's moment, for kinds whose rows depend on it (completeness's window)."""
 
     @property
     def field(self) -> StructField:
@@ -179,8 +196,9 @@ class Spark:
     """A kind's Spark side: one aggregate for the batch verdict, and the rows it marks."""
 
     aggregate: SparkExpression
-    """One aggregate expression over the batch; it must never fail (a column it cannot measure is
-    refused before, by :attr:`Kind.accepts`), else Spark would fail the whole shared pass."""
+    """One aggregate expression over the batch (for :attr:`Pass.OWN`, the per-row value whose distinct
+    values are measured); it must never fail (a column it cannot measure is refused before, by
+    :attr:`Kind.accepts`), else Spark would fail the whole shared pass."""
     marks: Marks | BatchOnly
     """The rows the rule counts (row-level kinds), or why there are none."""
     result_type: str = "bigint"

@@ -42,6 +42,8 @@ class MetricKind(StrEnum):
     """Hours between "now" (given at run time) and the newest value of a date/timestamp column."""
     VIOLATION_COUNT = "violation_count"
     """Non-null rows breaking a declared value constraint (logicalTypeOptions)."""
+    MISSING_PARTITIONS = "missing_partitions"
+    """Expected time partitions (hours, days, ISO weeks, months) of a lookback window with no row (SPEC §7)."""
 
 
 class Scale(StrEnum):
@@ -91,6 +93,12 @@ class Metric:
     constraint: Constraint | None = None
     aggregation: str = "max"
     """Freshness only: age of the newest (``max``) or the oldest (``min``) value."""
+    granularity: str | None = None
+    """Completeness only: ``hourly``, ``daily``, ``weekly`` or ``monthly``."""
+    lookback_days: int | None = None
+    """Completeness only: how far back from "now" partitions are expected."""
+    allow_future_gaps: bool = True
+    """Completeness only: gaps after the latest present partition are late data, not gaps."""
     scale: Scale = Scale.COUNT
 
     @property

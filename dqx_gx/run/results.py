@@ -31,6 +31,8 @@ class RuleResult:
     """Rows a row-level rule marked (for duplicates, the rows beyond the first of each key)."""
     samples: Samples | None = None
     """Up to N of the rows a failing row-level rule marked (SPEC §5), sensitive values as ``***``."""
+    missing_partitions: tuple[str, ...] = ()
+    """A completeness rule's first missing partitions (up to 10; ``observed`` is how many in all, SPEC §7)."""
 
 
 def rule_results(
@@ -51,6 +53,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
     expression = rule.expression()
     expectation_type = None
     marked: int | None = None
+    missing: tuple[str, ...] = ()
     status: AssertionStatus
     reason: str | None
     if skip_reason is not None:
@@ -61,7 +64,9 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
     else:
         status, metric, observed, reason = _evaluate(rule, evr, expression)
         expectation_type = evr.expectation_config.type
-        marked = ((evr.result or {}).get("details") or {}).get("marked_rows")
+        details = (evr.result or {}).get("details") or {}
+        marked = details.get("marked_rows")
+        missing = tuple(details.get("missing_partitions") or ())
     assertion = AssertionResult(
         yyyy_mm_dd=where.key.yyyy_mm_dd,
         suite=where.suite,
@@ -74,7 +79,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         tags=dict(where.key.tags),
         assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
     )
-    return RuleResult(rule, assertion, observed, reason, expectation_type, marked)
+    return RuleResult(rule, assertion, observed, reason, expectation_type, marked, missing_partitions=missing)
 
 
 @dataclass(frozen=True)

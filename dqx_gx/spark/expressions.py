@@ -74,14 +74,44 @@ def within(value: Column, interval: Interval | None) -> Column:
     return ~inside if interval.outside else inside
 
 
+HOUR_MICROS = 3_600_000_000
+DAY_MICROS = 86_400_000_000
+
+
 def instant_micros(value: Column, field: StructField) -> Column:
     """A date or timestamp as microseconds since the epoch, UTC: a date is midnight UTC, a timestamp
-    without time zone is read as UTC (independent of the session time zone)."""
+    without time zone is a wall-clock time read as UTC (SPEC §1), independent of the session time zone.
+
+    ``timestamp_ntz`` goes through ``ntz − epoch`` (an exact day-time interval; Spark subtracts NTZ
+    values in UTC), never through ``timestamp_diff``, which casts NTZ to the session zone first:
+    in Europe/Berlin ``2026-03-29 02:30`` (a wall-clock time that DST skips) came out an hour late.
+    """
     if isinstance(field.dataType, DateType):
-        return F.unix_date(value).cast(LONG) * F.lit(86_400_000_000)
+        return F.unix_date(value).cast(LONG) * F.lit(DAY_MICROS)
     if isinstance(field.dataType, TimestampType):
         return F.unix_micros(value)
-    return F.timestamp_diff("MICROSECOND", F.lit("1970-01-01 00:00:00").cast("timestamp_ntz"), value)
+    since_epoch = value - F.lit("1970-01-01 00:00:00").cast("timestamp_ntz")
+    return (since_epoch.cast("interval second").cast("decimal(20,6)") * F.lit(1_000_000)).cast(LONG)
+
+
+def partition_start(value: Column, field: StructField, granularity: str) -> Column:
+    """The start of the UTC period holding a date or timestamp, as epoch microseconds (SPEC §7).
+
+    Integer arithmetic on :func:`instant_micros` (hours, days, ISO weeks from Monday: 1970-01-05
+    was one) and the calendar of a date for months; never ``date_trunc``, which truncates in the
+    session time zone.
+    """
+    micros = instant_micros(value, field)
+    if granularity == "hourly":
+        return micros - F.pmod(micros, F.lit(HOUR_MICROS))
+    day_start = micros - F.pmod(micros, F.lit(DAY_MICROS))
+    if granularity == "daily":
+        return day_start
+    days = (day_start / F.lit(DAY_MICROS)).cast(LONG)
+    if granularity == "weekly":
+        return (days - F.pmod(days - F.lit(4), F.lit(7))) * F.lit(DAY_MICROS)
+    month = F.trunc(F.date_from_unix_date(days.cast("int")), "month")
+    return F.unix_date(month).cast(LONG) * F.lit(DAY_MICROS)
 
 
 def temporal_literal(field: StructField, value: str) -> Column:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from dqx_gx import Contract, ContractValidationError, ContractWarning
+from dqx_gx import Contract, ContractValidationError
 from dqx_gx.kinds import ConstraintKind, MetricKind, Scale
-from dqx_gx.rules.rule import MetricRule, SkippedRule, TypeRule
+from dqx_gx.rules.rule import MetricRule, TypeRule
 from dqx_gx.rules.threshold import Operator
 from tests.conftest import EXAMPLES
 from tests.documents import native_document
@@ -97,23 +97,20 @@ def test_table_checks() -> None:
         {"type": "duplicates", "name": "dups", "columns": ["a", "ts"], "return": "pct", "max": 0.01},
         {"type": "freshness", "name": "fresh", "max_age_hours": 6, "timestamp_column": "ts"},
     ]
-    with pytest.warns(
-        ContractWarning, match=r"Check 'gaps': completeness \(partition gap detection\) is not implemented"
-    ):
-        contract = Contract.from_yaml(
-            native_document(
-                columns,
-                checks=[
-                    *checks,
-                    {"type": "completeness", "name": "gaps", "partition_column": "ts", "granularity": "daily"},
-                ],
-            )
+    contract = Contract.from_yaml(
+        native_document(
+            columns,
+            checks=[
+                *checks,
+                {"type": "completeness", "name": "gaps", "partition_column": "ts", "granularity": "daily"},
+            ],
         )
+    )
     by_name = {r.name: r for r in contract.rules}
     assert by_name["rows"].expression() == "num_rows() ≥ 1"
     assert by_name["dups"].expression() == "duplicate_count(a, ts) / num_rows() ≤ 0.01"
     assert by_name["fresh"].expression() == "freshness_hours(ts) ≤ 6"
-    assert isinstance(by_name["gaps"], SkippedRule)
+    assert by_name["gaps"].expression() == "missing_partitions(ts, daily, 30d) ≤ 0"
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,9 @@ EXAMPLE_METRICS = {
     MetricKind.MAX_LENGTH: Metric(MetricKind.MAX_LENGTH, ("a",), column_type="string"),
     MetricKind.AVG_LENGTH: Metric(MetricKind.AVG_LENGTH, ("a",), column_type="map"),
     MetricKind.FRESHNESS_HOURS: Metric(MetricKind.FRESHNESS_HOURS, ("a",), aggregation="min"),
+    MetricKind.MISSING_PARTITIONS: Metric(
+        MetricKind.MISSING_PARTITIONS, ("a",), granularity="weekly", lookback_days=90, allow_future_gaps=False
+    ),
 }
 
 
@@ -64,6 +67,7 @@ def test_words_of_each_kind() -> None:
     assert words[MetricKind.MIN_LENGTH] == "min_length(a)"
     assert words[MetricKind.FRESHNESS_HOURS] == "freshness_hours(a, oldest)"
     assert words[MetricKind.STDDEV] == "stddev(a)"
+    assert words[MetricKind.MISSING_PARTITIONS] == "missing_partitions(a, weekly, 90d, trailing gaps count)"
 
 
 def test_only_row_counts_are_scaled() -> None:
@@ -100,7 +104,7 @@ def test_each_kind_is_one_registered_gx_expectation(metric: MetricKind) -> None:
     built = expectation(
         rule="r",
         **kind.arguments(example(metric)),
-        **({"now": {"$PARAMETER": "now"}} if kind.value is Value.AGE else {}),
+        **({"now": {"$PARAMETER": "now"}} if kind.value.needs_now else {}),
     )
     assert built.metric == example(metric)
     suite = gx.ExpectationSuite(name="s", expectations=[built])
