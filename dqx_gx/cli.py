@@ -91,6 +91,7 @@ def _validate(args: argparse.Namespace) -> int:
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
     clock = Stopwatch()
+    where = target(args.master, args.remote)
     from dqx_gx.contract import load_contracts
 
     with _reported_warnings(args.verbose):
@@ -104,7 +105,7 @@ def _validate(args: argparse.Namespace) -> int:
         output.check(overwrite=args.overwrite, option=option)
     # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
     # on a thread of its own while GX and dqlib load on this one.
-    starting = Starting(target(args.master, args.remote), _parse_pairs(args.conf, "--conf"), args.verbose)
+    starting = Starting(where, _parse_pairs(args.conf, "--conf"), args.verbose)
     from dqx.common import ResultKey
 
     from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules

@@ -4,8 +4,8 @@ Nothing here touches ``sparkContext``, ``_jvm`` or ``_jsc``: a Spark Connect ses
 Spark's logging is quietened by configuration (a log4j file and ``spark.log.level`` for a JVM this
 process starts; a Connect server's logs are the server's). Endpoints are checked to answer before
 Spark is asked, because Spark retries an unreachable master or Connect server for minutes.
-PySpark is imported only when a session is started, so the command's help, ``lint`` and
-``translate`` do not pay for it.
+PySpark is imported only when a session is started, so the command's help and ``lint`` do not
+pay for it (``translate`` needs GX, which imports PySpark itself).
 """
 
 from __future__ import annotations
