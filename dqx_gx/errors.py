@@ -1,11 +1,13 @@
 """The three ways a contract can be refused, as DQX names them.
 
 Each class subclasses its namesake in ``dqx.contract`` so code written against
-DQX (``except dqx.contract.ContractValidationError``) catches ours too.
+DQX (``except dqx.contract.ContractValidationError``) catches ours too. Contract warnings are
+issued through :func:`warn_contract`, so they are not lost in a process that imported GX.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -82,7 +84,11 @@ def _print_warning(  # noqa: PLR0917 - warnings.showwarning's signature
     line: str | None = None,
 ) -> None:
     """Python's own display of a warning (``warnings.showwarning`` before logging replaced it)."""
-    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
+    stream = file or sys.stderr
+    if stream is None:  # no stderr (pythonw): nowhere to show it, as Python's own display does
+        return
+    with contextlib.suppress(OSError):  # a closed or broken stderr must not turn a warning into an error
+        stream.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def shown(value: Any, limit: int = 80) -> str:

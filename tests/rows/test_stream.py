@@ -17,27 +17,32 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
 from dqx_gx import BatchVerdict, Contract, RowGateError, annotate_rows, gate_each_batch, run_contract, split_rows
-from dqx_gx.kinds import KINDS, Value
-from dqx_gx.kinds.kind import Reach
+from dqx_gx.kinds import KINDS, Value, kind_of
+from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rows import ERRORS, WARNINGS
 from dqx_gx.rows.marks import is_row_level
+from dqx_gx.rules.rule import MetricRule, Rule
 from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts
 
 TIMEOUT = 300
 
 
-def needs_other_rows(rule: object) -> bool:
-    marks = KINDS[rule.metric.kind].spark.marks  # type: ignore[attr-defined]
-    return marks.reach is Reach.KEY  # type: ignore[union-attr]
+def needs_other_rows(rule: Rule) -> bool:
+    marks = kind_of(rule.metric).spark.marks if isinstance(rule, MetricRule) else None
+    return isinstance(marks, Marks) and marks.reach is Reach.KEY
 
 
 @pytest.fixture(scope="module")
 def row_only() -> Contract:
     """Every row-level kind whose marks need no other rows (the whole catalog but duplicates)."""
     contract = every_row_level_kind()
-    kept = tuple(r for r in contract.rules if not (is_row_level(r) and needs_other_rows(r)))
+    kept = tuple(r for r in contract.rules if not needs_other_rows(r))
     assert len(kept) < len(contract.rules)
+    kinds = {r.metric.kind for r in kept if isinstance(r, MetricRule) and is_row_level(r)}
+    assert kinds == {
+        m for m, k in KINDS.items() if isinstance(k.spark.marks, Marks) and k.spark.marks.reach != Reach.KEY
+    }
     return dataclasses.replace(contract, rules=kept)
 
 
