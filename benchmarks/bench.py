@@ -35,6 +35,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import dqx_gx
+from benchmarks import completeness
 from dqx_gx import Contract, ContractWarning
 from dqx_gx.rows import split_annotated
 from dqx_gx.rows.outputs import Output, gated, write_outputs
@@ -445,7 +446,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measured rounds of A B C (default 3)")
     parser.add_argument("--rules", type=int, choices=(20, 60), action="append", help="suite size(s) (default both)")
     parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
-    parser.add_argument("--only", choices=("rules", "gate"), help="run only the rule suites or only the row gate")
+    parser.add_argument(
+        "--only",
+        choices=("rules", "gate", "completeness"),
+        help="run only the rule suites, the row gate or completeness",
+    )
     args = parser.parse_args()
     spark = (
         SparkSession.builder.master("local[2]")
@@ -457,6 +462,9 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    if args.only == "completeness":
+        completeness.run(spark, args)
+        return
     if args.only != "rules":
         gate(spark, args.rows, args.rounds)
     if args.only == "gate":
