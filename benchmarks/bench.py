@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
 import itertools
 import statistics
 import time
@@ -439,6 +440,10 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     )
 
 
+TOPICS = ("startup", "completeness")
+"""Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=5_000_000, help="rows of the large dataset (default 5,000,000)")
@@ -447,8 +452,8 @@ def main() -> None:
     parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
     parser.add_argument(
         "--only",
-        choices=("rules", "gate", "startup"),
-        help="run only the rule suites, the row gate or the start-up comparison",
+        choices=("rules", "gate", *TOPICS),
+        help="run only the rule suites, the row gate or one topic: " + ", ".join(TOPICS),
     )
     args = parser.parse_args()
     spark = (
@@ -461,10 +466,9 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    if args.only == "startup":
-        import startup  # noqa: PLC0415 - a sibling module, run in its own processes
-
-        startup.run(spark, args)
+    if args.only in TOPICS:
+        # a sibling module of this script (benchmarks/<topic>.py), each with run(spark, args)
+        importlib.import_module(args.only).run(spark, args)
         return
     if args.only != "rules":
         gate(spark, args.rows, args.rounds)

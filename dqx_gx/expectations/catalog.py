@@ -60,11 +60,9 @@ class KindExpectation(DqxExpectation):
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         name, kwargs = measured(self.kind, self.metric)
-        if self.kind.spark.pass_ is Pass.OWN:
+        if self.kind.spark.pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
             moment = self.moment()
-            if moment is None:  # observe() says why
-                return {NUM_ROWS: {}}
-            kwargs = {**kwargs, "now": epoch_micros(moment)}
+            return {name: {**kwargs, "now": epoch_micros(moment)}} if moment is not None else {}
         needed = {name: kwargs, NUM_ROWS: {}}
         if self.marks_by_bounds:
             needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)

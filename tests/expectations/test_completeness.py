@@ -49,7 +49,7 @@ INSTANTS = [
 
 @contextmanager
 def session_time_zone(spark: SparkSession, zone: str) -> Iterator[None]:
-    before = spark.conf.get("spark.sql.session.timeZone")
+    before = spark.conf.get("spark.sql.session.timeZone") or "UTC"
     spark.conf.set("spark.sql.session.timeZone", zone)
     try:
         yield
@@ -82,7 +82,7 @@ def check(name: str, column: str, granularity: str, **fields: Any) -> dict[str, 
 
 
 def gaps_contract(*checks: dict[str, Any]) -> Contract:
-    columns = [
+    columns: list[dict[str, Any]] = [
         {"name": "d", "type": "date", "description": "day"},
         {"name": "ts", "type": {"kind": "timestamp"}, "description": "instant"},
         {"name": "ntz", "type": {"kind": "timestamp"}, "description": "wall clock, UTC"},
