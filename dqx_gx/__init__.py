@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from dqx_gx.expectations import expectation_suite
     from dqx_gx.rows import RowGateError, annotate_rows, split_rows
     from dqx_gx.run import ContractRun, RuleResult, run_contract
+    from dqx_gx.sources import SourceError
+    from dqx_gx.sources.reader import read_data
 
 _WHERE = {
     "Contract": "dqx_gx.contract",
@@ -38,6 +40,8 @@ _WHERE = {
     "annotate_rows": "dqx_gx.rows",
     "split_rows": "dqx_gx.rows",
     "RowGateError": "dqx_gx.rows",
+    "read_data": "dqx_gx.sources.reader",
+    "SourceError": "dqx_gx.sources",
 }
 
 __all__ = [
@@ -48,9 +52,11 @@ __all__ = [
     "RowGateError",
     "RuleResult",
     "SchemaValidationError",
+    "SourceError",
     "annotate_rows",
     "expectation_suite",
     "load_contracts",
+    "read_data",
     "run_contract",
     "split_rows",
 ]
