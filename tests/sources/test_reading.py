@@ -112,7 +112,9 @@ def test_the_gate_marks_exactly_the_rows_that_do_not_cast(spark: SparkSession, c
     }
     valid, quarantine = split_rows(csv_server, frame)
     assert "_dqx_uncast" not in valid.columns and "_dqx_uncast" not in quarantine.columns
-    assert sorted(r["id"] for r in quarantine.collect()) == [2, 3, 4]  # 3: amount < 0
+    assert sorted(r["id"] for r in quarantine.collect()) == [2, 4]
+    (three,) = valid.where("id = 3").collect()  # amount < 0 breaks a P1 rule: a warning, not an error
+    assert [w["rule"] for w in three["_dqx_warnings"]] == ["amount minimum 0"]
 
 
 def test_json_numbers_fit_number_and_text_does_not(spark: SparkSession, tmp_path: Path) -> None:
