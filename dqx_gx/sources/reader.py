@@ -32,6 +32,7 @@ _SUFFIXES = {
     ".orc": "orc",
 }
 _GLOB = frozenset("*?[{")
+_CONDITION = re.compile(r"\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\]")
 _JAVA_CLASS = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*: ")
 
 
@@ -94,7 +95,7 @@ def _table(spark: SparkSession, name: str, label: str) -> DataFrame:
     try:
         frame = spark.table(name)
         frame.schema  # noqa: B018 - resolves the name now, not inside the run
-    except PySparkException as exc:
+    except Exception as exc:  # Spark's own errors, and py4j ones it did not convert
         if _condition(exc).startswith("TABLE_OR_VIEW_NOT_FOUND"):
             raise SourceError(f"{label}: no such table or view in the session's catalog") from exc
         raise SourceError(f"{label}: cannot read the table: {_first_line(exc)}") from exc
@@ -108,7 +109,7 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
     try:
         frame = reader.load(files.path)
         columns = frame.columns
-    except PySparkException as exc:
+    except Exception as exc:  # Spark's own errors, and py4j ones it did not convert (missing classes)
         condition = _condition(exc)
         if condition.startswith("DATA_SOURCE_NOT_FOUND"):
             raise SourceError(
@@ -117,8 +118,6 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
             ) from exc
         if condition.startswith("PATH_NOT_FOUND"):
             raise SourceError(f"{label}: no such file or directory") from exc
-        raise SourceError(f"{label}: cannot read it as {fmt}: {_first_line(exc)}") from exc
-    except Exception as exc:  # py4j errors Spark did not convert (corrupt files, missing classes)
         raise SourceError(f"{label}: cannot read it as {fmt}: {_first_line(exc)}") from exc
     if fmt == "json" and "_corrupt_record" in columns:
         raise SourceError(
@@ -188,8 +187,12 @@ def _format_of(path: str, label: str) -> str:
     raise SourceError(f"{label}: cannot tell the format from the file names; give --format ({', '.join(FORMATS)})")
 
 
-def _condition(exc: PySparkException) -> str:
-    return exc.getCondition() or ""
+def _condition(exc: BaseException) -> str:
+    """Spark's error condition (``DATA_SOURCE_NOT_FOUND``); py4j errors Spark did not convert carry it in the text."""
+    if isinstance(exc, PySparkException):
+        return exc.getCondition() or ""
+    found = _CONDITION.search(str(exc))
+    return found.group(1) if found else ""
 
 
 def _first_line(exc: BaseException) -> str:
