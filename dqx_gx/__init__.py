@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from dqx_gx.rows import RowGateError, annotate_rows, split_rows
     from dqx_gx.rows.stream import BatchVerdict, gate_each_batch
     from dqx_gx.run import ContractRun, RuleResult, run_contract
+    from dqx_gx.sources import SourceError
+    from dqx_gx.sources.reader import read_data
 
 _WHERE = {
     "Contract": "dqx_gx.contract",
@@ -41,6 +43,8 @@ _WHERE = {
     "RowGateError": "dqx_gx.rows",
     "gate_each_batch": "dqx_gx.rows.stream",
     "BatchVerdict": "dqx_gx.rows.stream",
+    "read_data": "dqx_gx.sources.reader",
+    "SourceError": "dqx_gx.sources",
 }
 
 __all__ = [
@@ -52,10 +56,12 @@ __all__ = [
     "RowGateError",
     "RuleResult",
     "SchemaValidationError",
+    "SourceError",
     "annotate_rows",
     "expectation_suite",
     "gate_each_batch",
     "load_contracts",
+    "read_data",
     "run_contract",
     "split_rows",
 ]

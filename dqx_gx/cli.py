@@ -20,27 +20,20 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from dqx_gx.rows.choices import DEFAULT_SAMPLES, WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.session import SparkStartError, Starting, configure_logging, target
+from dqx_gx.sources.servers import FORMATS, SourceError
 from dqx_gx.stopwatch import Stopwatch
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import DataFrame
 
     from dqx_gx.contract import Contract
+    from dqx_gx.rows.outputs import Output
+    from dqx_gx.run import ContractRun
 
 # Imports of GX, Spark and dqlib are made by the commands that need them: `--help` and `lint`
 # start in a fraction of the time (tests/remote/test_startup.py).
 
 EXIT_OK, EXIT_CRITICAL, EXIT_ERROR = 0, 1, 2
-FORMATS = ("parquet", "csv", "json", "orc")
-_SUFFIXES = {
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".csv": "csv",
-    ".json": "json",
-    ".jsonl": "json",
-    ".ndjson": "json",
-    ".orc": "orc",
-}
 
 
 class InputError(Exception):
@@ -64,7 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         OutputError,
         RowGateError,
         SparkStartError,
+        SourceError,
     ) as exc:
+        if args.verbose:
+            traceback.print_exc()
         _error(str(exc))
     except KeyboardInterrupt:
         _error("interrupted")
@@ -90,17 +86,21 @@ def _validate(args: argparse.Namespace) -> int:
     tags = _parse_pairs(args.tag, "--tag")
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
+    _check_output_file(args.output_file)
+    _check_gx_dir(args.gx_dir)
     clock = Stopwatch()
     where = target(args.master, args.remote)
     from dqx_gx.contract import load_contracts
 
     with _reported_warnings(args.verbose):
-        contract = _choose(load_contracts(args.contract), args.schema)
-    from dqx_gx.rows.outputs import Output, gated, write_outputs
+        contracts = [_choose(load_contracts(path), args.schema) for path in args.contracts]
+    from dqx_gx.rows.outputs import Output
 
     outputs = [
         (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
     ]
+    if outputs and len(contracts) > 1:
+        raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
     for output, option in outputs:
         output.check(overwrite=args.overwrite, option=option)
     # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
@@ -108,13 +108,10 @@ def _validate(args: argparse.Namespace) -> int:
     starting = Starting(where, _parse_pairs(args.conf, "--conf"), args.verbose)
     from dqx.common import ResultKey
 
-    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
-    from dqx_gx.run import run_contract
+    from dqx_gx.sources.reader import read_data
 
     spark = starting.session()
     clock.lap("start")
-    frame = _read(spark, args.data, args.format)
-    clock.lap("read")
     context = _file_context(args.gx_dir) if args.gx_dir else None
     key = ResultKey(result_date or moment.date(), tags)
     options: dict[str, Any] = {
@@ -126,24 +123,24 @@ def _validate(args: argparse.Namespace) -> int:
         "allow_sql": args.allow_sql,
         "samples": args.samples,
     }
-    with _reported_warnings(args.verbose):
-        if outputs:  # the input is read and the rules evaluated once for the verdict and both outputs
-            with gated(contract, frame) as annotated:
-                run = run_contract(contract, annotated.drop(ERRORS, WARNINGS), **options)
-                warn_without_row_rules(contract, frame)
-                valid, quarantine = split_annotated(annotated)
-                chosen = {"--valid": valid, "--quarantine": quarantine}
-                write_outputs(
-                    [(chosen[option], output) for output, option in outputs],
-                    args.write_format,
-                    overwrite=args.overwrite,
-                )
-        else:
-            run = run_contract(contract, frame, **options)
-    clock.lap("run")
+    runs: list[ContractRun] = []
+    for contract in contracts:  # one session, one context: each contract read and run in turn
+        frame = read_data(
+            spark,
+            contract,
+            server=args.server,
+            table=args.table,
+            path=args.data,
+            data_format=args.format,
+            merge_schema=args.merge_schema,
+        )
+        clock.lap("read")
+        with _reported_warnings(args.verbose):
+            runs.append(_run(contract, frame, options, outputs, args))
+        clock.lap("run")
     from dqx_gx import report
 
-    rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](run)
+    rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](*runs)
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:
         for site in context.get_docs_sites_urls():
@@ -151,7 +148,28 @@ def _validate(args: argparse.Namespace) -> int:
     clock.lap("report")
     if args.verbose:
         print(clock.summary(), file=sys.stderr)
-    return EXIT_CRITICAL if run.is_critical() else EXIT_OK
+    return EXIT_CRITICAL if any(run.is_critical() for run in runs) else EXIT_OK
+
+
+def _run(
+    contract: Contract, frame: DataFrame, options: dict[str, Any], outputs: list[tuple[Output, str]], args: Any
+) -> ContractRun:
+    """One contract's run; with outputs, the input is read and the rules evaluated once for the verdict and both."""
+    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
+    from dqx_gx.rows.outputs import gated, write_outputs
+    from dqx_gx.run import run_contract
+
+    if not outputs:
+        return run_contract(contract, frame, **options)
+    with gated(contract, frame) as annotated:
+        run = run_contract(contract, annotated.drop(ERRORS, WARNINGS), **options)
+        warn_without_row_rules(contract, frame)
+        valid, quarantine = split_annotated(annotated)
+        chosen = {"--valid": valid, "--quarantine": quarantine}
+        write_outputs(
+            [(chosen[option], output) for output, option in outputs], args.write_format, overwrite=args.overwrite
+        )
+    return run
 
 
 def _translate(args: argparse.Namespace) -> int:
@@ -247,31 +265,20 @@ def _reported_warnings(verbose: int) -> Iterator[None]:
                     print(f"{warning.category.__name__}: {text}", file=sys.stderr)
 
 
-def _read(spark: SparkSession, path: str, data_format: str | None) -> DataFrame:
-    from pyspark.errors import AnalysisException
-
-    location = Path(path)
-    if "://" not in path and not location.exists():
-        raise InputError(f"--data {path}: no such file or directory")
-    fmt = data_format or _format_of(location)
-    reader = spark.read.format(fmt)
-    if fmt == "csv":
-        reader = reader.option("header", "true").option("inferSchema", "true")
-    try:
-        return reader.load(path)
-    except AnalysisException as exc:
-        raise InputError(f"--data {path}: cannot read it as {fmt}: {exc.getMessage()}") from None
+def _check_gx_dir(directory: str | None) -> None:
+    if directory and Path(directory).exists() and not Path(directory).is_dir():
+        raise InputError(f"--gx-dir {directory}: is a file; give a folder (it is created if needed)")
 
 
-def _format_of(location: Path) -> str:
-    candidates = [location] if location.is_file() else sorted(p for p in location.rglob("*") if p.is_file())
-    for candidate in candidates:
-        fmt = _SUFFIXES.get(candidate.suffix.lower())
-        if fmt:
-            return fmt
-    raise InputError(
-        f"--data {location}: cannot tell the format from the file names; give --format ({', '.join(FORMATS)})"
-    )
+def _check_output_file(destination: str | None) -> None:
+    """Refuse before the run a results file that cannot be written, so its verdict is not lost."""
+    if not destination:
+        return
+    path = Path(destination)
+    if path.is_dir():
+        raise InputError(f"--output-file {destination}: is a folder; give a file name")
+    if not path.resolve().parent.is_dir():
+        raise InputError(f"--output-file {destination}: the folder {path.resolve().parent} does not exist")
 
 
 def _file_context(directory: str) -> Any:
@@ -279,6 +286,7 @@ def _file_context(directory: str) -> Any:
 
     from dqx_gx.run.artifacts import quiet_context
 
+    _check_gx_dir(directory)
     root = Path(directory)
     new = not (root / "gx" / "great_expectations.yml").exists()
     root.mkdir(parents=True, exist_ok=True)
@@ -340,12 +348,34 @@ def _parser() -> argparse.ArgumentParser:
         description="Check a dataset against a contract: one line per assertion and a summary. "
         "Exits 1 when a P0 rule failed, 2 on a contract or input error.",
     )
-    _common(validate)
     validate.add_argument(
-        "--data", required=True, metavar="PATH", help="the dataset: a file or directory Spark can read"
+        "contracts",
+        nargs="+",
+        metavar="CONTRACT",
+        help="one or more contracts (ODCS or DQX native YAML), run in one Spark session with one report",
+    )
+    validate.add_argument("--schema", metavar="NAME", help="the schema object to use when a contract has several")
+    where = validate.add_mutually_exclusive_group()
+    where.add_argument(
+        "--data",
+        metavar="PATH",
+        help="the dataset: a file, folder or glob Spark can read (default: the contract's only server)",
+    )
+    where.add_argument("--table", metavar="NAME", help="read this catalog table or view (spark.table)")
+    where.add_argument("--server", metavar="NAME", help="read what the contract's ODCS server NAME describes")
+    validate.add_argument(
+        "--format",
+        metavar="FORMAT",
+        help=f"data format: {', '.join(FORMATS)}, or any other Spark source (delta, iceberg, ...) "
+        "(default: the server's format, else from the file names); CSV has a header; CSV and JSON "
+        "are read as text and cast to the declared types",
     )
     validate.add_argument(
-        "--format", choices=FORMATS, help="data format (default: from the file names; CSV has a header)"
+        "--merge-schema",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="merge the columns of parquet/ORC files that disagree (default: on for a folder or glob, "
+        "off for one file)",
     )
     validate.add_argument(
         "--now", metavar="ISO", help="the moment freshness is measured from (default: now; no zone = UTC)"
@@ -444,11 +474,6 @@ def _allow_sql(command: argparse.ArgumentParser) -> None:
         help="run the contract's type: sql rules (each must be a single read-only SELECT over the batch); "
         "off by default",
     )
-
-
-def _common(command: argparse.ArgumentParser) -> None:
-    command.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
-    command.add_argument("--schema", metavar="NAME", help="the schema object to use when the contract has several")
 
 
 if __name__ == "__main__":

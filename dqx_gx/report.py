@@ -23,8 +23,12 @@ def summary(run: ContractRun) -> str:
     return f"{run.contract.check_name} on {run.contract.dataset}: {', '.join(parts)}{p0} → {run.outcome}"
 
 
-def to_table(run: ContractRun) -> str:
-    """One line per assertion (status, severity, rule, observed value, expectation) and a summary."""
+def to_table(*runs: ContractRun) -> str:
+    """One line per assertion (status, severity, rule, observed value, expectation) and a summary, per run."""
+    return "\n\n".join(_table(run) for run in runs)
+
+
+def _table(run: ContractRun) -> str:
     rows = [("STATUS", "SEV", "RULE", "OBSERVED", "EXPECTATION")]
     notes: dict[int, str] = {}
     for result in run.rule_results:
@@ -75,24 +79,30 @@ def _observed_text(value: Any) -> str:
     return str(value)
 
 
-def to_json(run: ContractRun) -> str:
-    """Every AssertionResult field, plus the observed value, the reason and the rule's id."""
-    return json.dumps(
-        {
-            "contract": run.contract.name,
-            "contract_id": run.contract.contract_id,
-            "dataset": run.contract.dataset,
-            "suite": run.suite_name,
-            "now": run.now.isoformat(),
-            "outcome": run.outcome,
-            "critical": run.is_critical(),
-            "summary": summary(run),
-            "results": [_result_json(r) for r in run.rule_results],
-        },
-        indent=2,
-        ensure_ascii=False,
-        default=_json_default,
-    )
+def to_json(*runs: ContractRun) -> str:
+    """Every AssertionResult field, plus the observed value, the reason and the rule's id.
+
+    One run: its object. Several: ``{"critical": …, "runs": [one object per run]}``.
+    """
+    if len(runs) == 1:
+        document: dict[str, Any] = _run_json(runs[0])
+    else:
+        document = {"critical": any(run.is_critical() for run in runs), "runs": [_run_json(run) for run in runs]}
+    return json.dumps(document, indent=2, ensure_ascii=False, default=_json_default)
+
+
+def _run_json(run: ContractRun) -> dict[str, Any]:
+    return {
+        "contract": run.contract.name,
+        "contract_id": run.contract.contract_id,
+        "dataset": run.contract.dataset,
+        "suite": run.suite_name,
+        "now": run.now.isoformat(),
+        "outcome": run.outcome,
+        "critical": run.is_critical(),
+        "summary": summary(run),
+        "results": [_result_json(r) for r in run.rule_results],
+    }
 
 
 def _result_json(result: RuleResult) -> dict[str, Any]:
@@ -135,8 +145,15 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def to_junit(run: ContractRun) -> str:
-    """JUnit XML: one testcase per assertion; FAILED → <failure>, SKIPPED → <skipped>."""
+def to_junit(*runs: ContractRun) -> str:
+    """JUnit XML: one testsuite per run, one testcase per assertion; FAILED → <failure>, SKIPPED → <skipped>."""
+    root = ET.Element("testsuites")
+    root.extend(_junit_suite(run) for run in runs)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _junit_suite(run: ContractRun) -> ET.Element:
     counts = Counter(r.assertion.status for r in run.rule_results)
     suite = ET.Element(
         "testsuite",
@@ -165,7 +182,4 @@ def to_junit(run: ContractRun) -> str:
             ET.SubElement(case, "skipped", message=result.reason or "skipped")
         else:
             ET.SubElement(case, "system-out").text = detail
-    root = ET.Element("testsuites")
-    root.append(suite)
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+    return suite

@@ -19,7 +19,7 @@ def test_loading_a_contract_and_reading_its_rules_imports_no_engine() -> None:
     modules = _modules_after(
         f"""
         import warnings
-        import dqx_gx.contract, dqx_gx.rules, dqx_gx.kinds
+        import dqx_gx.contract, dqx_gx.rules, dqx_gx.kinds, dqx_gx.sources
         from dqx_gx import load_contracts
         warnings.simplefilter("ignore")
         for path in ({str(EXAMPLES / "orders" / "orders.odcs.yaml")!r}, {str(EXAMPLES / "sla" / "daily_orders.dqx.yaml")!r}):

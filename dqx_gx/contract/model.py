@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
+from dqx_gx.sources.servers import Server
 
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """A contract source: a path, YAML text, or an already parsed mapping."""
@@ -103,6 +104,8 @@ class Contract:
     lint_notes: tuple[str, ...] = ()
     """Findings that are neither errors nor warnings (e.g. a non-portable operator placement)."""
     origin: str = "<mapping>"
+    servers: tuple[Server, ...] = ()
+    """The document's ODCS ``servers`` (where the data is; SPEC §6), shared by its schema objects."""
 
     @property
     def check_name(self) -> str:

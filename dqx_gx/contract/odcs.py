@@ -8,6 +8,7 @@ schema before anything else looks at it, then DQX's own rules apply.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -21,6 +22,7 @@ from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.rules.rule import Rule, unique_names
 from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
+from dqx_gx.sources.servers import parse_servers
 
 SUPPORTED_API_VERSIONS = ("v3.0.0", "v3.0.1", "v3.0.2", "v3.1.0", "v3.2.0")
 
@@ -42,14 +44,16 @@ def load_odcs(source: Source | Document) -> list[Contract]:
     """Contracts of an ODCS document, one per ``schema[]`` object (see ``Contract.from_odcs``)."""
     document = read_document(source)
     normalised, lifted = _normalise(document.data)
+    normalised.pop("servers", None)  # a contract is never refused for its servers (SPEC §2): parsed apart
     _validate(normalised, document.origin)
+    servers = parse_servers(document.data.get("servers"), document.origin)
     schema_objects = normalised.get("schema") or []
     names = [frozenset(filter(None, (s.get("name"), s.get("physicalName")))) for s in schema_objects]
     contracts = [
         _contract(normalised, index, names=names, lifted=lifted, origin=document.origin)
         for index in range(len(schema_objects))
     ]
-    return contracts
+    return [dataclasses.replace(contract, servers=servers) for contract in contracts]
 
 
 # --- normalisation ---------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from great_expectations.compatibility.pydantic import StrictBool, StrictFloat, S
 from great_expectations.core.suite_parameters import SuiteParameterDict
 
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
-from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, marked, measured
+from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Value
 from dqx_gx.kinds.kind import Marks, Pass, Reach
 from dqx_gx.rules import partitions
@@ -196,7 +196,7 @@ class ExpectDqxColumnType(DqxExpectation):
     success_keys: ClassVar[tuple[str, ...]] = (*DqxExpectation.bound_keys, "column", "data_type")
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
-        return {}
+        return {UNCAST_VALUES: {"column": self.column}} if self.data_type is not None else {}
 
     def observe(self, metrics: dict[str, Any]) -> Observation:
         field = self.field(metrics, self.column)
@@ -206,9 +206,18 @@ class ExpectDqxColumnType(DqxExpectation):
         if field.name != self.column:
             details["note"] = f"matched column {field.name!r} (case differs from the contract)"
         if self.data_type is not None:
-            problem = type_mismatch(DataType.from_dict(self.data_type), field.dataType, f"Property '{self.column}'")
+            declared = DataType.from_dict(self.data_type)
+            problem = type_mismatch(declared, field.dataType, f"Property '{self.column}'")
+            uncast = metrics.get(UNCAST_VALUES)
             if problem:
                 details["failure"] = problem
+            elif uncast is not None:  # read as text from an untyped source and cast (SPEC §6)
+                details["uncast_values"] = int(uncast)
+                if uncast:
+                    details["marked_rows"] = int(uncast)
+                    details["failure"] = (
+                        f"Property '{self.column}': {uncast} value(s) read as text do not cast to {declared.describe()}"
+                    )
         return Observed(type_text(field.dataType), details)
 
 

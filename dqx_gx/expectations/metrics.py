@@ -33,6 +33,7 @@ from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Marks, On, Pass
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
+from dqx_gx.sources.untyped import uncast_count
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
 
@@ -42,6 +43,7 @@ FIRST_PASS = "dqx.aggregate"
 SECOND_PASS = "dqx.distinct_aggregate"
 OWN_QUERY = "dqx.distinct_values"
 MARKED_ROWS = "dqx.marked_rows"
+UNCAST_VALUES = "dqx.uncast_values"
 
 
 def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
@@ -178,6 +180,18 @@ class NumRows(Aggregate):
     @classmethod
     def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
         return num_rows()
+
+
+class UncastValues(Aggregate):
+    """Values of a column read as text that did not cast to its declared type (SPEC §6); NULL for a
+    typed batch. Rides the first pass."""
+
+    metric_name = UNCAST_VALUES
+    value_keys = ("column",)
+
+    @classmethod
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
+        return uncast_count(columns, kwargs["column"])
 
 
 class KindAggregate(Aggregate):

@@ -17,7 +17,8 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError
-from dqx_gx.rows.marks import RowCheck, marked, row_rules
+from dqx_gx.rows.marks import RowCheck, RowRule, marked, row_rules
+from dqx_gx.sources.untyped import UNCAST
 from dqx_gx.spark.columns import Columns
 
 ERRORS = "_dqx_errors"
@@ -41,7 +42,7 @@ def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | d
         raise RowGateError(f"the DataFrame already has {', '.join(clash)}: it was annotated before")
     rules = row_rules(contract, Columns.of(dataframe))
     if dataframe.isStreaming:
-        needing_rows = [r.rule.name for r in rules if r.marks.reach is Reach.KEY]
+        needing_rows = [r.rule.name for r in rules if isinstance(r, RowRule) and r.marks.reach is Reach.KEY]
         if needing_rows:
             raise RowGateError(
                 f"rule(s) {', '.join(map(repr, needing_rows))} compare rows across the batch, which a streaming "
@@ -70,7 +71,8 @@ def split_rows(
 
 def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
     """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one)."""
-    return annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS), annotated.filter(F.col(ERRORS).isNotNull())
+    valid = annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS, UNCAST)
+    return valid, annotated.filter(F.col(ERRORS).isNotNull()).drop(UNCAST)
 
 
 def warn_without_row_rules(contract: Contract, dataframe: DataFrame) -> None:
@@ -87,7 +89,7 @@ def _annotation(checks: list[RowCheck]) -> Column:
             check.marked,
             F.struct(
                 F.lit(check.rule.name).alias("rule"),
-                F.array(*[F.lit(c) for c in check.rule.metric.columns]).cast("array<string>").alias("columns"),
+                F.array(*[F.lit(c) for c in check.columns]).cast("array<string>").alias("columns"),
                 F.lit(check.rule.severity).alias("severity"),
                 F.lit(check.message).alias("message"),
             ),

@@ -13,7 +13,8 @@ from pyspark.sql.types import StructField
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
 from dqx_gx.kinds.kind import Marks, On, Reach, fill
-from dqx_gx.rules.rule import MetricRule, Rule
+from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
+from dqx_gx.sources.untyped import UNCAST, uncast_mark
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 
 
@@ -32,10 +33,24 @@ class RowRule:
 
 
 @dataclass(frozen=True)
+class UncastRule:
+    """The type rule of a column read as text (SPEC §6): it marks the rows whose value did not cast."""
+
+    rule: TypeRule
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        assert self.rule.column is not None
+        return (self.rule.column,)
+
+
+@dataclass(frozen=True)
 class RowCheck:
     """One row-level rule on one batch: the rows it marks and what the mark says."""
 
-    rule: MetricRule
+    rule: MetricRule | TypeRule
+    columns: tuple[str, ...]
+    """The contract's columns the rule reads."""
     marked: Column
     """True for a marked row, never NULL."""
     message: str
@@ -60,14 +75,19 @@ def is_row_level(rule: Rule) -> bool:
     return isinstance(marks, Marks) and (marks.reach is not Reach.BOUNDS or rule.threshold is not None)
 
 
-def row_rules(contract: Contract, columns: Columns) -> list[RowRule]:
+def row_rules(contract: Contract, columns: Columns) -> list[RowRule | UncastRule]:
     """The contract's row-level rules that can mark rows of this batch.
 
     A rule whose column is not in the batch, or of a type its kind cannot measure, marks
-    nothing: the run reports it FAILED with the reason.
+    nothing: the run reports it FAILED with the reason. On a batch read from an untyped source
+    (it has ``_dqx_uncast``) the type rules of the cast columns mark the values that did not cast.
     """
-    found = []
+    found: list[RowRule | UncastRule] = []
+    untyped = columns.find(UNCAST) is not None
     for rule in contract.rules:
+        if untyped and isinstance(rule, TypeRule) and rule.column is not None and rule.data_type is not None:
+            found.append(UncastRule(rule))
+            continue
         if not is_row_level(rule):
             continue
         assert isinstance(rule, MetricRule)
@@ -79,7 +99,7 @@ def row_rules(contract: Contract, columns: Columns) -> list[RowRule]:
     return found
 
 
-def marked(frame: DataFrame, rules: list[RowRule]) -> Marked:
+def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
     """The predicates of ``rules`` on ``frame``.
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
@@ -89,6 +109,12 @@ def marked(frame: DataFrame, rules: list[RowRule]) -> Marked:
     checks = []
     hidden = []
     for index, row_rule in enumerate(rules):
+        if isinstance(row_rule, UncastRule):
+            data_type = row_rule.rule.data_type
+            assert data_type is not None
+            message = f"{row_rule.columns[0]} does not cast to {data_type.describe()}"
+            checks.append(RowCheck(row_rule.rule, row_rule.columns, uncast_mark(row_rule.columns[0]), message))
+            continue
         columns = tuple(spark_column(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
         repeated = None
@@ -98,7 +124,8 @@ def marked(frame: DataFrame, rules: list[RowRule]) -> Marked:
             hidden.append(flag)
             repeated = F.coalesce(F.col(flag), F.lit(False))
         on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated)
-        checks.append(RowCheck(row_rule.rule, row_rule.marks.predicate(on), fill(row_rule.marks.reads, on.metric)))
+        message = fill(row_rule.marks.reads, on.metric)
+        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, row_rule.marks.predicate(on), message))
     return Marked(frame, tuple(checks), tuple(hidden))
 
 

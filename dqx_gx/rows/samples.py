@@ -58,7 +58,7 @@ def failed_row_samples(
     fields: dict[str, Any] = {}
     for check in checks:
         wanted: list[str] = []
-        for name in (*contract.sample_key, *check.rule.metric.columns):
+        for name in (*contract.sample_key, *check.columns):
             field = columns.find(name)
             if field is not None and name not in wanted:
                 wanted.append(name)

@@ -1,0 +1,204 @@
+"""Read a contract's data with Spark: files, folders, globs, catalog tables, ODCS servers (SPEC §6).
+
+Every failure to find or read the data is a :class:`SourceError` of one line naming the flag,
+server or file and the format; Spark's (Java) trace is left to ``-v``.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, DataFrameReader, SparkSession
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.sources.servers import FORMATS, Files, Location, SourceError, Table, choose_server, location_of
+from dqx_gx.sources.untyped import cast_declared
+
+UNTYPED = ("csv", "json")
+_SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".orc": "orc",
+}
+_GLOB = frozenset("*?[{")
+_CONDITION = re.compile(r"\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\]")
+_JAVA_CLASS = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*: ")
+
+
+def read_data(
+    spark: SparkSession,
+    contract: Contract | None = None,
+    *,
+    server: str | None = None,
+    table: str | None = None,
+    path: str | None = None,
+    data_format: str | None = None,
+    merge_schema: bool | None = None,
+) -> DataFrame:
+    """The data a contract is about, as a DataFrame ready for :func:`dqx_gx.run_contract`.
+
+    Give one of ``path`` (a file, folder or glob; the format from the file names unless
+    ``data_format`` is given), ``table`` (a catalog table or view, ``spark.table``) or
+    ``server`` (the name of one of the contract's ODCS ``servers``); with none of them the
+    contract's only server is used. CSV (with a header) and JSON lines are read as text and each
+    declared column is cast to its declared type: values that do not cast are NULL for the other
+    rules and counted, and marked, by the column's type rule (SPEC §6). ``merge_schema`` merges the
+    columns of parquet/ORC files that disagree (default: on for a folder or glob, off for one file).
+
+    Cloud storage is Spark's business: credentials and file systems come from the session's
+    configuration (``spark.hadoop.fs.s3a.*`` and the like). Raises :class:`SourceError` (one line)
+    when the data cannot be found or read.
+    """
+    given = [name for name, value in (("path", path), ("table", table), ("server", server)) if value is not None]
+    if len(given) > 1:
+        raise SourceError(f"give one of --data, --table and --server, not {' and '.join(given)}")
+    location, label = _where(contract, server=server, table=table, path=path, data_format=data_format)
+    if isinstance(location, Table):
+        frame = _table(spark, location.name, label)
+        return frame
+    frame = _files(spark, location, label, merge_schema)
+    if contract is not None and location.format in UNTYPED:
+        frame = cast_declared(frame, contract)
+    return frame
+
+
+def _where(
+    contract: Contract | None, *, server: str | None, table: str | None, path: str | None, data_format: str | None
+) -> tuple[Location, str]:
+    if table is not None:
+        return Table(table), f"--table {table}"
+    if path is not None:
+        return Files(path, data_format or _format_of(path, f"--data {path}")), f"--data {path}"
+    if contract is None:
+        raise SourceError("say where the data is: a path, a table or a contract with servers")
+    chosen = choose_server(contract.servers, server, contract.origin)
+    location = location_of(chosen, contract.dataset, contract.schema_name)
+    if isinstance(location, Files):
+        fmt = data_format or location.format or _format_of(location.path, chosen.where)
+        location = replace(location, format=fmt.lower())
+        return location, f"{chosen.where}: {location.path}"
+    return location, f"{chosen.where}: table {location.name}"
+
+
+def _table(spark: SparkSession, name: str, label: str) -> DataFrame:
+    try:
+        frame = spark.table(name)
+        frame.schema  # noqa: B018 - resolves the name now, not inside the run
+    except Exception as exc:  # Spark's own errors, and py4j ones it did not convert
+        if _condition(exc).startswith("TABLE_OR_VIEW_NOT_FOUND"):
+            raise SourceError(f"{label}: no such table or view in the session's catalog") from exc
+        raise SourceError(f"{label}: cannot read the table: {_first_line(exc)}") from exc
+    return frame
+
+
+def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | None) -> DataFrame:
+    fmt = files.format or ""
+    _require_local(files.path, label)
+    reader = _reader(spark, files, merge_schema)
+    try:
+        frame = reader.load(files.path)
+        columns = frame.columns
+    except Exception as exc:  # Spark's own errors, and py4j ones it did not convert (missing classes)
+        condition = _condition(exc)
+        if condition.startswith("DATA_SOURCE_NOT_FOUND"):
+            raise SourceError(
+                f"{label}: this Spark has no {fmt!r} data source; add its connector to the session "
+                "(e.g. --conf spark.jars.packages=...) or give another --format"
+            ) from exc
+        if condition.startswith("PATH_NOT_FOUND"):
+            raise SourceError(f"{label}: no such file or directory") from exc
+        raise SourceError(f"{label}: cannot read it as {fmt}: {_first_line(exc)}") from exc
+    if fmt == "json" and "_corrupt_record" in columns:
+        raise SourceError(
+            f"{label}: lines that are not JSON objects found reading it as json (JSON lines, one object per "
+            "line; a file holding one JSON array needs 'delimiter: array' on its server)"
+        )
+    return frame
+
+
+def _reader(spark: SparkSession, files: Files, merge_schema: bool | None) -> DataFrameReader:
+    fmt = files.format or ""
+    reader = spark.read.format(fmt)
+    if fmt == "csv":
+        reader = reader.option("header", str(files.header).lower()).option("inferSchema", "false")
+        if files.delimiter:
+            reader = reader.option("sep", files.delimiter)
+    if fmt == "json":
+        reader = reader.option("primitivesAsString", "true")
+        if files.delimiter == "array":
+            reader = reader.option("multiLine", "true")
+    if files.encoding and fmt in UNTYPED:
+        reader = reader.option("encoding", files.encoding)
+    if fmt in ("parquet", "orc"):
+        merge = merge_schema if merge_schema is not None else _several_files(files.path)
+        reader = reader.option("mergeSchema", str(merge).lower())
+    return reader
+
+
+def _local(path: str) -> Path | None:
+    if "://" in path and not path.startswith("file://"):
+        return None
+    return Path(path.removeprefix("file://"))
+
+
+def _is_glob(path: str) -> bool:
+    return bool(_GLOB & set(path))
+
+
+def _require_local(path: str, label: str) -> None:
+    local = _local(path)
+    if local is None:
+        return
+    if _is_glob(path):
+        if not glob.glob(str(local), recursive=True):
+            raise SourceError(f"{label}: no file matches the pattern")
+    elif not local.exists():
+        raise SourceError(f"{label}: no such file or directory")
+
+
+def _several_files(path: str) -> bool:
+    local = _local(path)
+    return local is None or _is_glob(path) or local.is_dir()
+
+
+def _format_of(path: str, label: str) -> str:
+    local = _local(path)
+    if local is not None and not _is_glob(path) and local.exists():
+        candidates = [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
+    elif local is not None and _is_glob(path):
+        candidates = sorted(Path(p) for p in glob.glob(str(local), recursive=True)) or [local]
+    else:
+        candidates = [Path(path.rstrip("/*"))]
+    for candidate in candidates:
+        fmt = _SUFFIXES.get(candidate.suffix.lower())
+        if fmt:
+            return fmt
+    raise SourceError(f"{label}: cannot tell the format from the file names; give --format ({', '.join(FORMATS)})")
+
+
+def _condition(exc: BaseException) -> str:
+    """Spark's error condition (``DATA_SOURCE_NOT_FOUND``); py4j errors Spark did not convert carry it in the text."""
+    if isinstance(exc, PySparkException):
+        return exc.getCondition() or ""
+    found = _CONDITION.search(str(exc))
+    return found.group(1) if found else ""
+
+
+def _first_line(exc: BaseException) -> str:
+    """Spark's reason in one line: the root cause of a Java error (py4j carries the whole trace)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    causes = [line.removeprefix("Caused by: ") for line in lines if line.startswith("Caused by: ")]
+    if causes:
+        return _JAVA_CLASS.sub("", causes[-1], count=1)
+    if isinstance(exc, PySparkException) and exc.getMessage():
+        lines = [line.strip() for line in exc.getMessage().splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("An error occurred while calling")]
+    return _JAVA_CLASS.sub("", lines[0].lstrip(": "), count=1) if lines else type(exc).__name__

@@ -1,0 +1,206 @@
+"""ODCS ``servers`` entries: where a contract's data lives, engine-neutral (SPEC §2, §6).
+
+A server is either files (``local``, ``s3``, ``gcs``, ``azure``, ``sftp``, … with ``path`` or
+``location``, globs allowed, and a ``format``) or a catalog table (``catalog``/``schema`` or
+``database``, the table being the schema object's physical name unless the server names one).
+A contract is never refused for its servers block: keys the ODCS schema does not know for a
+server's type (datacontract-cli writes ``delimiter`` on file servers) are lifted out with a
+ContractWarning, and reader keys among them are honoured when the data is read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Any
+
+from dqx_gx.errors import warn_contract
+
+FORMATS = ("parquet", "csv", "json", "orc")
+"""The formats dqx-gx knows by name; any other format Spark has a source for (delta, iceberg, avro, …)
+is passed through to Spark."""
+
+
+FILE_TYPES = ("local", "s3", "gcs", "azure", "sftp")
+"""Server types whose data are files at ``path``/``location``."""
+CATALOG_TYPES = ("databricks", "hive", "glue", "iceberg")
+"""Server types whose data is a catalog table Spark reads with ``spark.table``."""
+READER_KEYS = ("delimiter", "header", "encoding")
+"""Server keys that tell how to read files (honoured even where the ODCS schema lacks them)."""
+_SERVER_SOURCE = {
+    "local": "LocalServer",
+    "s3": "S3Server",
+    "gcs": "GCSServer",
+    "azure": "AzureServer",
+    "sftp": "SftpServer",
+    "databricks": "DatabricksServer",
+    "hive": "HiveServer",
+    "glue": "GlueServer",
+    "iceberg": "IcebergServer",
+    "custom": "CustomServer",
+}
+
+
+class SourceError(ValueError):
+    """The data cannot be found or read as asked: one line naming the flag, server or file and the fix."""
+
+
+@dataclass(frozen=True)
+class Server:
+    """One ``servers[]`` entry as the contract wrote it (reader keys kept, whatever the type)."""
+
+    name: str
+    type: str
+    index: int
+    entry: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def where(self) -> str:
+        return f"server {self.name!r} (servers[{self.index}], type {self.type})"
+
+
+@dataclass(frozen=True)
+class Files:
+    """Files Spark reads: a path (file, folder or glob), a format and reader options."""
+
+    path: str
+    format: str | None = None
+    delimiter: str | None = None
+    header: bool = True
+    encoding: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A catalog table Spark reads by name (``catalog.schema.table``, ``database.table`` or ``table``)."""
+
+    name: str
+
+
+Location = Files | Table
+
+
+def parse_servers(raw: Any, origin: str) -> tuple[Server, ...]:
+    """The servers of an ODCS document, each with a ContractWarning for what the schema does not allow.
+
+    Never raises: an entry without a name or a type is kept under its index and refused only
+    when it is used (:func:`location_of`).
+    """
+    if not isinstance(raw, list):
+        if raw is not None:
+            warn_contract(f"{origin}: servers is not a list; ignored", stacklevel=3)
+        return ()
+    servers = []
+    for index, entry in enumerate(raw):
+        if not isinstance(entry, Mapping):
+            warn_contract(f"{origin}: servers[{index}] is not a mapping; ignored", stacklevel=3)
+            continue
+        name = str(entry.get("server") or f"servers[{index}]")
+        server = Server(name, str(entry.get("type") or ""), index, MappingProxyType(dict(entry)))
+        unknown = sorted(set(entry) - known_keys(server.type))
+        if unknown and server.type in _SERVER_SOURCE:
+            honoured = [k for k in unknown if k in READER_KEYS]
+            ignored = [k for k in unknown if k not in READER_KEYS]
+            said = []
+            if honoured:
+                said.append(f"{', '.join(map(repr, honoured))} honoured when the data is read")
+            if ignored:
+                said.append(f"{', '.join(map(repr, ignored))} ignored")
+            warn_contract(
+                f"{origin}: {server.where}: not ODCS keys of a {server.type} server: {'; '.join(said)}", stacklevel=3
+            )
+        servers.append(server)
+    return tuple(servers)
+
+
+@cache
+def known_keys(server_type: str) -> frozenset[str]:
+    """The keys the ODCS schema (as shipped in ``open-data-contract-standard``) allows on a server of this type."""
+    schema = json.loads(resources.files("open_data_contract_standard").joinpath("schema.json").read_text("utf-8"))
+    defs = schema["$defs"]
+    keys = set(defs["Server"]["properties"])
+    source = _SERVER_SOURCE.get(server_type)
+    if source is not None:
+        keys |= set(defs["ServerSource"][source].get("properties", {}))
+    return frozenset(keys)
+
+
+def supported() -> str:
+    """The server types dqx-gx reads, in words (for error messages)."""
+    return f"files: {', '.join(FILE_TYPES)}, custom with path/location; tables: {', '.join(CATALOG_TYPES)}, custom"
+
+
+def choose_server(servers: tuple[Server, ...], name: str | None, origin: str) -> Server:
+    """The server called ``name``, or the only one when ``name`` is None."""
+    if name is not None:
+        for server in servers:
+            if server.name == name:
+                return server
+        known = ", ".join(s.name for s in servers) or "none"
+        raise SourceError(f"--server {name}: {origin} has no such server (it has: {known})")
+    if len(servers) == 1:
+        return servers[0]
+    if not servers:
+        raise SourceError(f"{origin} declares no servers: give --data PATH, --table NAME or --server NAME")
+    names = ", ".join(s.name for s in servers)
+    raise SourceError(f"{origin} has {len(servers)} servers ({names}): choose one with --server NAME, or give --data")
+
+
+def location_of(server: Server, dataset: str, model: str | None = None) -> Location:
+    """Where ``server`` keeps the dataset: its files, or its table (``dataset`` unless it names one).
+
+    ``{model}`` in a path (datacontract-cli's placeholder) becomes the schema object's name.
+    """
+    entry = server.entry
+    path = entry.get("path") or entry.get("location")
+    if server.type in FILE_TYPES or (server.type in ("custom", "glue") and path and not _has_table_keys(entry)):
+        if not isinstance(path, str) or not path.strip():
+            raise SourceError(f"{server.where}: needs 'path' or 'location' (where the files are)")
+        return Files(
+            path=path.replace("{model}", model or dataset),
+            format=_text(entry.get("format"), server, "format"),
+            delimiter=_text(entry.get("delimiter"), server, "delimiter"),
+            header=_header(entry.get("header"), server),
+            encoding=_text(entry.get("encoding"), server, "encoding"),
+        )
+    if server.type in (*CATALOG_TYPES, "custom"):
+        return Table(_table_name(server, dataset))
+    raise SourceError(f"{server.where}: dqx-gx cannot read this server type; it reads {supported()}")
+
+
+def _has_table_keys(entry: Mapping[str, Any]) -> bool:
+    return any(entry.get(k) for k in ("catalog", "schema", "database", "table", "namespace"))
+
+
+def _table_name(server: Server, dataset: str) -> str:
+    entry = server.entry
+    table = _text(entry.get("table"), server, "table") or dataset
+    if "." in table:  # already qualified
+        return table
+    parts = [entry.get("catalog"), entry.get("schema") or entry.get("namespace") or entry.get("database")]
+    if server.type in {"hive", "glue"}:
+        parts = [None, entry.get("database")]
+    names = [_text(p, server, "catalog/schema/database") for p in parts if p]
+    if not names and server.type != "custom":
+        raise SourceError(f"{server.where}: needs 'schema' or 'database' (the table's namespace)")
+    return ".".join([*(n for n in names if n), table])
+
+
+def _text(value: Any, server: Server, key: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise SourceError(f"{server.where}: '{key}' must be text, got {value!r}")
+    return str(value)
+
+
+def _header(value: Any, server: Server) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, bool):
+        return value
+    raise SourceError(f"{server.where}: 'header' must be true or false, got {value!r}")

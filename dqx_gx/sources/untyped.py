@@ -1,0 +1,69 @@
+"""Untyped sources (SPEC §6): CSV and JSON store no types, so declared columns are cast from text.
+
+Each declared column of a primitive type is cast (``try_cast``) to that type; every other rule
+sees the cast values. The non-NULL values that do not cast are listed per row in the hidden
+column ``_dqx_uncast`` (the declared column names whose value did not cast), which the type rule
+counts (``dqx.uncast_values``) and the row-level gate marks. Outputs drop it.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import AtomicType
+
+from dqx_gx.contract.model import Contract
+from dqx_gx.rules.rule import DataType, TypeRule
+from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark.types import type_mismatch
+
+UNCAST = "_dqx_uncast"
+"""Hidden column of a batch read from an untyped source: array of the columns whose text did not cast."""
+
+_SPARK_TYPES = {"integer": "bigint", "number": "double", "boolean": "boolean", "date": "date", "string": "string"}
+
+
+def cast_declared(frame: DataFrame, contract: Contract) -> DataFrame:
+    """``frame`` (read as text) with each declared primitive column cast to its type, plus ``_dqx_uncast``.
+
+    Columns already of a fitting type, undeclared columns and nested types are left as read
+    (the type rule reports a nested declaration against text as a mismatch).
+    """
+    columns = Columns.of(frame)
+    casts: dict[str, Column] = {}
+    failed: list[Column] = []
+    for rule in contract.rules:
+        if not isinstance(rule, TypeRule) or rule.data_type is None or rule.column is None:
+            continue
+        found = columns.find(rule.column)
+        target = spark_type(rule.data_type)
+        if found is None or target is None or not isinstance(found.dataType, AtomicType):
+            continue
+        if type_mismatch(rule.data_type, found.dataType, rule.column) is None:
+            continue
+        raw = spark_column(found)
+        cast = raw.try_cast(target)
+        casts[found.name] = cast.alias(found.name)
+        failed.append(F.when(raw.isNotNull() & cast.isNull(), F.lit(rule.column)))
+    uncast = F.filter(F.array(*failed), lambda name: name.isNotNull()) if failed else F.array()
+    kept = [casts.get(f.name, spark_column(f)) for f in frame.schema.fields]
+    return frame.select(*kept, uncast.cast("array<string>").alias(UNCAST))
+
+
+def spark_type(declared: DataType) -> str | None:
+    """The Spark type text is cast to for a declared primitive type; None: not cast (nested, time, binary)."""
+    if declared.logical_type == "timestamp":
+        return "timestamp_ntz" if declared.options.get("timezone") is False else "timestamp"
+    return _SPARK_TYPES.get(declared.logical_type)
+
+
+def uncast_count(columns: Columns, column: str) -> Column:
+    """How many rows hold a value of ``column`` that did not cast; NULL for a typed batch."""
+    if columns.find(UNCAST) is None:
+        return F.lit(None).cast("bigint")
+    return F.count_if(uncast_mark(column))
+
+
+def uncast_mark(column: str) -> Column:
+    """True for a row whose ``column`` value did not cast, never NULL."""
+    return F.coalesce(F.array_contains(F.col(UNCAST), F.lit(column)), F.lit(False))
