@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from dqx_gx.rows import RowGateError, annotate_rows, split_rows
     from dqx_gx.rows.stream import BatchVerdict, gate_each_batch
     from dqx_gx.run import ContractRun, RuleResult, run_contract
-    from dqx_gx.sources import SourceError
+    from dqx_gx.sources.choices import SourceError
     from dqx_gx.sources.reader import read_data
 
 _WHERE = {
@@ -44,7 +44,7 @@ _WHERE = {
     "gate_each_batch": "dqx_gx.rows.stream",
     "BatchVerdict": "dqx_gx.rows.stream",
     "read_data": "dqx_gx.sources.reader",
-    "SourceError": "dqx_gx.sources",
+    "SourceError": "dqx_gx.sources.choices",
 }
 
 __all__ = [

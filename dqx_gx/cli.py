@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from dqx_gx.rows.choices import DEFAULT_SAMPLES, WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.session import SparkStartError, Starting, configure_logging, target
-from dqx_gx.sources.servers import FORMATS, SourceError
+from dqx_gx.sources.choices import FORMATS, SourceError
 from dqx_gx.stopwatch import Stopwatch
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.sources.servers import FORMATS, Files, Location, SourceError, Table, choose_server, location_of
+from dqx_gx.sources.choices import FORMATS, SourceError
+from dqx_gx.sources.servers import Files, Location, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
 
 UNTYPED = ("csv", "json")

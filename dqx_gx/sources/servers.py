@@ -19,11 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.errors import warn_contract
-
-FORMATS = ("parquet", "csv", "json", "orc")
-"""The formats dqx-gx knows by name; any other format Spark has a source for (delta, iceberg, avro, …)
-is passed through to Spark."""
-
+from dqx_gx.sources.choices import SourceError
 
 FILE_TYPES = ("local", "s3", "gcs", "azure", "sftp")
 """Server types whose data are files at ``path``/``location``."""
@@ -43,10 +39,6 @@ _SERVER_SOURCE = {
     "iceberg": "IcebergServer",
     "custom": "CustomServer",
 }
-
-
-class SourceError(ValueError):
-    """The data cannot be found or read as asked: one line naming the flag, server or file and the fix."""
 
 
 @dataclass(frozen=True)

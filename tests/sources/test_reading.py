@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, ContractWarning, annotate_rows, load_contracts, read_data, run_contract
 from dqx_gx.rows import split_rows
-from dqx_gx.sources import SourceError
+from dqx_gx.sources.choices import SourceError
 from tests.conftest import dedent
 
 NOW = "2026-11-22T12:00:00Z"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from dqx_gx import ContractWarning, load_contracts
-from dqx_gx.sources.servers import Files, SourceError, Table, choose_server, location_of
+from dqx_gx.sources.choices import SourceError
+from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from tests.conftest import dedent
 
 HEAD = """\
