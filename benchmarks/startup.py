@@ -2,7 +2,7 @@
 PySpark script that starts a local session, reads the same file and counts it, each in a fresh process;
 and the wall time of ``dqx-gx --help``. Targets: validate ≤ 1.3× the bare script, help ≤ 1 s.
 
-Run: ``python benchmarks/bench.py --only startup [--rounds N]`` (at least 5 rounds).
+Run: ``python benchmarks/bench.py --only startup [--rounds N]``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ print(spark.read.parquet(sys.argv[1]).count())
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
     """Alternate the two processes ``rounds`` times (after one warm-up each) and print medians and ratios."""
-    rounds = max(args.rounds, 5)
+    rounds = args.rounds
     with tempfile.TemporaryDirectory(prefix="dqx-gx-startup-") as folder:
         data = str(Path(folder) / "orders.parquet")
         _orders(spark, ROWS).write.parquet(data)
@@ -51,6 +51,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
             for name, command in commands.items():
                 took, stderr = _timed(command + (["-v"] if name == "validate" else []))
                 seconds[name].append(took)
+                print(f"  {name} {took:.2f} s", flush=True)
                 phases = next((line for line in stderr.splitlines() if line.startswith("time:")), phases)
     median = {name: statistics.median(values) for name, values in seconds.items()}
     print(f"\nStart-up, {ROWS:,}-row parquet file, fresh processes, medians of {rounds}:")
