@@ -36,8 +36,7 @@ from dqx_gx.rules.rule import SqlRule
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run import ContractRun, run_contract
 from dqx_gx.run.artifacts import install, quiet_context
-from dqx_gx.sources.reader import FORMATS, read_data
-from dqx_gx.sources.servers import SourceError
+from dqx_gx.sources import FORMATS, SourceError
 
 EXIT_OK, EXIT_CRITICAL, EXIT_ERROR = 0, 1, 2
 
@@ -112,6 +111,8 @@ def _validate(args: argparse.Namespace) -> int:
         "allow_sql": args.allow_sql,
         "samples": args.samples,
     }
+    from dqx_gx.sources.reader import read_data  # noqa: PLC0415 - Spark is imported only to read data
+
     runs: list[ContractRun] = []
     for contract in contracts:  # one session, one context: each contract read and run in turn
         frame = read_data(

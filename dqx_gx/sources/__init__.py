@@ -8,6 +8,6 @@ loading a contract never imports Spark; :func:`dqx_gx.read_data` is the public e
 
 from __future__ import annotations
 
-from dqx_gx.sources.servers import Files, Location, Server, SourceError, Table
+from dqx_gx.sources.servers import FORMATS, Files, Location, Server, SourceError, Table
 
-__all__ = ["Files", "Location", "Server", "SourceError", "Table"]
+__all__ = ["FORMATS", "Files", "Location", "Server", "SourceError", "Table"]

@@ -15,12 +15,9 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.sources.servers import Files, Location, SourceError, Table, choose_server, location_of
+from dqx_gx.sources.servers import FORMATS, Files, Location, SourceError, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
 
-FORMATS = ("parquet", "csv", "json", "orc")
-"""The formats dqx-gx knows by name; any other format Spark has a source for (delta, iceberg, avro, …)
-is passed through to Spark."""
 UNTYPED = ("csv", "json")
 _SUFFIXES = {
     ".parquet": "parquet",

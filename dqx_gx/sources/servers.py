@@ -21,6 +21,9 @@ from typing import Any
 
 from dqx_gx.errors import ContractWarning
 
+FORMATS = ("parquet", "csv", "json", "orc")
+"""The file formats dqx-gx knows by name; any other format Spark has a source for (delta, iceberg, avro, …)
+is passed through to Spark."""
 FILE_TYPES = ("local", "s3", "gcs", "azure", "sftp")
 """Server types whose data are files at ``path``/``location``."""
 CATALOG_TYPES = ("databricks", "hive", "glue", "iceberg")
