@@ -345,8 +345,9 @@ def _parser() -> argparse.ArgumentParser:
         "validate",
         parents=[verbosity],
         help="check a dataset against a contract through a GX checkpoint on Spark",
-        description="Check a dataset against a contract: one line per assertion and a summary. "
-        "Exits 1 when a P0 rule failed, 2 on a contract or input error.",
+        description="Check a dataset against each contract: one line per assertion and a summary. The data is "
+        "--data, --table, --server or the contract's only ODCS server; several contracts share one Spark "
+        "session and one report. Exits 1 when a P0 rule failed, 2 on a contract or input error.",
     )
     validate.add_argument(
         "contracts",
