@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
 import itertools
 import statistics
 import time
@@ -428,7 +429,6 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     print(f"\nrow gate, {rows:,} rows, 5 row-level rules (1% of rows quarantined), {rounds} rounds, medians:")
     for name, label in [
         ("G", "annotate + split + write both"),
-        ("C", "the same from a cached annotation"),
         ("P", "plain read + write"),
         ("S", "failing run, samples=5"),
         ("N", "failing run, samples=0"),
@@ -445,7 +445,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measured rounds of A B C (default 3)")
     parser.add_argument("--rules", type=int, choices=(20, 60), action="append", help="suite size(s) (default both)")
     parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
-    parser.add_argument("--only", choices=("rules", "gate"), help="run only the rule suites or only the row gate")
+    parser.add_argument(
+        "--only",
+        choices=("rules", "gate", "race", "memory"),
+        help="run only the rule suites, the row gate, the race against DQX and GX (needs the bench extra) "
+        "or 50 repeated runs",
+    )
     args = parser.parse_args()
     spark = (
         SparkSession.builder.master("local[2]")
@@ -457,6 +462,10 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    if args.only in ("race", "memory"):  # imported here: the race needs databricks-labs-dqx, which only it uses
+        topic = importlib.import_module(args.only)
+        topic.run(spark, args)
+        return
     if args.only != "rules":
         gate(spark, args.rows, args.rounds)
     if args.only == "gate":
