@@ -21,11 +21,12 @@ import argparse
 import datetime as dt
 import importlib
 import itertools
+import os
 import statistics
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -286,15 +287,30 @@ class Measured:
     seconds: list[float]
     jobs: list[int]
     left_cached: bool = False
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds the local JVM spent (all of Spark's work here): less sensitive than wall time to a
+    machine shared with other loads."""
+
+
+def jvm_cpu_seconds(spark: SparkSession) -> float:
+    """User + system CPU time of the JVM a local session started (0 where /proc or the JVM is not at hand)."""
+    pid = getattr(getattr(spark.sparkContext, "_gateway", None), "proc", None)
+    stat = Path(f"/proc/{getattr(pid, 'pid', 0)}/stat")
+    if pid is None or not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[], Any], record: Measured) -> None:
     tracker = spark.sparkContext.statusTracker()
     group = f"bench-{label}-{next(_GROUPS)}"
     spark.sparkContext.setJobGroup(group, label)
+    cpu = jvm_cpu_seconds(spark)
     started = time.perf_counter()
     run()
     record.seconds.append(time.perf_counter() - started)
+    record.cpu.append(jvm_cpu_seconds(spark) - cpu)
     spark.sparkContext.setJobGroup("bench-idle", "idle")
     jobs = tracker.getJobIdsForGroup(group)
     for _ in range(20):  # the tracker is updated asynchronously
