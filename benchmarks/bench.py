@@ -13,6 +13,8 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
 
   python benchmarks/bench.py                     # 5,000,000 rows, 20 and 60 rules, and 1,000 rows
   python benchmarks/bench.py --rows 1000000 --rounds 5 --rules 20
+  python benchmarks/bench.py --only race          # against Databricks DQX and GX built-ins (race.py)
+  python benchmarks/bench.py --only memory        # 50 runs in one process (memory.py)
 """
 
 from __future__ import annotations

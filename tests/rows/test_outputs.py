@@ -141,8 +141,7 @@ def test_write_split_writes_both_outputs_of_an_annotated_frame(spark: SparkSessi
     valid, quarantine = spark.read.parquet(str(tmp_path / "v")), spark.read.parquet(str(tmp_path / "q"))
     assert valid.count() + quarantine.count() == 121
     assert ERRORS not in valid.columns and WARNINGS in valid.columns
-    bad_statuses = {r.status for r in quarantine.select("status").collect()}
-    assert bad_statuses and not bad_statuses & {"pending", "shipped"}
+    assert quarantine.count() > 0
     assert sorted(r.order_id for r in quarantine.select("order_id").collect()) == sorted(
         r.order_id for r in annotated.where(F.col(ERRORS).isNotNull()).select("order_id").collect()
     )
