@@ -13,6 +13,8 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
 
   python benchmarks/bench.py                     # 5,000,000 rows, 20 and 60 rules, and 1,000 rows
   python benchmarks/bench.py --rows 1000000 --rounds 5 --rules 20
+  python benchmarks/bench.py --only race          # against Databricks DQX and GX built-ins (race.py)
+  python benchmarks/bench.py --only memory        # 50 runs in one process (memory.py)
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ import argparse
 import datetime as dt
 import importlib
 import itertools
+import os
 import statistics
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -286,15 +289,30 @@ class Measured:
     seconds: list[float]
     jobs: list[int]
     left_cached: bool = False
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds the local JVM spent (all of Spark's work here): less sensitive than wall time to a
+    machine shared with other loads."""
+
+
+def jvm_cpu_seconds(spark: SparkSession) -> float:
+    """User + system CPU time of the JVM a local session started (0 where /proc or the JVM is not at hand)."""
+    pid = getattr(getattr(spark.sparkContext, "_gateway", None), "proc", None)
+    stat = Path(f"/proc/{getattr(pid, 'pid', 0)}/stat")
+    if pid is None or not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[], Any], record: Measured) -> None:
     tracker = spark.sparkContext.statusTracker()
     group = f"bench-{label}-{next(_GROUPS)}"
     spark.sparkContext.setJobGroup(group, label)
+    cpu = jvm_cpu_seconds(spark)
     started = time.perf_counter()
     run()
     record.seconds.append(time.perf_counter() - started)
+    record.cpu.append(jvm_cpu_seconds(spark) - cpu)
     spark.sparkContext.setJobGroup("bench-idle", "idle")
     jobs = tracker.getJobIdsForGroup(group)
     for _ in range(20):  # the tracker is updated asynchronously
@@ -429,7 +447,6 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     print(f"\nrow gate, {rows:,} rows, 5 row-level rules (1% of rows quarantined), {rounds} rounds, medians:")
     for name, label in [
         ("G", "annotate + split + write both"),
-        ("C", "the same from a cached annotation"),
         ("P", "plain read + write"),
         ("S", "failing run, samples=5"),
         ("N", "failing run, samples=0"),
@@ -440,7 +457,7 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     )
 
 
-TOPICS = ("startup", "completeness")
+TOPICS = ("startup", "completeness", "race", "memory")
 """Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""
 
 

@@ -23,7 +23,7 @@ from pyspark.sql.types import ArrayType, MapType, StructType
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.rows.choices import OutputError
-from dqx_gx.rows.gate import annotate_rows
+from dqx_gx.rows.gate import annotate_rows, split_annotated
 from dqx_gx.spark.columns import spark_column
 
 
@@ -60,6 +60,16 @@ def gated(contract: Contract, frame: DataFrame) -> Iterator[DataFrame]:
         yield annotated
     finally:
         annotated.unpersist()
+
+
+def write_split(
+    annotated: DataFrame, valid: Output | None, quarantine: Output | None, write_format: str, *, overwrite: bool
+) -> None:
+    """Write the valid and the quarantined rows of ``annotated`` (made by :func:`annotate_rows`) whole,
+    each output optional; on any failure nothing of this run is left behind (old outputs kept)."""
+    valid_rows, quarantined = split_annotated(annotated)
+    chosen = [(frame, output) for frame, output in ((valid_rows, valid), (quarantined, quarantine)) if output]
+    write_outputs(chosen, write_format, overwrite=overwrite)
 
 
 def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, overwrite: bool) -> None:

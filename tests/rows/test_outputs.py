@@ -9,8 +9,10 @@ import pytest
 from pyspark.sql import DataFrameWriter, SparkSession
 from pyspark.sql import functions as F
 
+from dqx_gx import Contract, annotate_rows
 from dqx_gx.cli import main
 from dqx_gx.rows import ERRORS, WARNINGS
+from dqx_gx.rows.outputs import Output, write_split
 from tests.conftest import EXAMPLES
 
 CONTRACT = str(EXAMPLES / "orders" / "orders.odcs.yaml")
@@ -128,3 +130,20 @@ def test_other_formats_hold_the_annotation(spark: SparkSession, tmp_path: Path, 
     assert (errors is not None and "composite_key_unique" in str(errors[0])) or quarantine.filter(
         F.col(ERRORS).cast("string").contains("status_valid_values")
     ).count() == 1
+
+
+def test_write_split_writes_both_outputs_of_an_annotated_frame(spark: SparkSession, tmp_path: Path) -> None:
+    contract_file = tmp_path / "rows.odcs.yaml"
+    contract_file.write_text(ROW_RULES_ONLY)
+    (contract,) = Contract.from_odcs(contract_file)
+    annotated = annotate_rows(contract, spark.read.parquet(BAD))
+    write_split(annotated, Output(str(tmp_path / "v")), Output(str(tmp_path / "q")), "parquet", overwrite=False)
+    valid, quarantine = spark.read.parquet(str(tmp_path / "v")), spark.read.parquet(str(tmp_path / "q"))
+    assert valid.count() + quarantine.count() == 121
+    assert ERRORS not in valid.columns and WARNINGS in valid.columns
+    assert quarantine.count() > 0
+    assert sorted(r.order_id for r in quarantine.select("order_id").collect()) == sorted(
+        r.order_id for r in annotated.where(F.col(ERRORS).isNotNull()).select("order_id").collect()
+    )
+    write_split(annotated, None, Output(str(tmp_path / "q2")), "json", overwrite=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q", "q2", "rows.odcs.yaml", "v"]
