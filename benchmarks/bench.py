@@ -445,7 +445,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measured rounds of A B C (default 3)")
     parser.add_argument("--rules", type=int, choices=(20, 60), action="append", help="suite size(s) (default both)")
     parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
-    parser.add_argument("--only", choices=("rules", "gate"), help="run only the rule suites or only the row gate")
+    parser.add_argument(
+        "--only", choices=("rules", "gate", "percentile"), help="run only the rule suites, the row gate or percentiles"
+    )
     args = parser.parse_args()
     spark = (
         SparkSession.builder.master("local[2]")
@@ -457,6 +459,11 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    if args.only == "percentile":
+        import percentile  # noqa: PLC0415 - a sibling module that imports this one
+
+        percentile.run(spark, args)
+        return
     if args.only != "rules":
         gate(spark, args.rows, args.rounds)
     if args.only == "gate":
