@@ -399,7 +399,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 WHOLE_BATCH,
                 result_type="array<double>",
                 refine=Refine(
-                    lambda on, bounds: Q.order_statistics(on.column, bounds),
+                    lambda on, bounds: Q.order_statistics(on.column, bounds, on.field),
                     lambda metric, found: Q.quantile_cont(_fraction(metric), found),
                     lambda on: Q.exact(on.column, _fraction(on.metric)),
                     result_type=Q.FOUND_TYPE,

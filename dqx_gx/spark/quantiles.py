@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql.types import DecimalType, StructField
 
 from dqx_gx.spark.expressions import DOUBLE, with_nan_flag
 
@@ -29,7 +30,9 @@ ACCURACY: Final = 10_000
 MARGIN: Final = 2 / ACCURACY
 """How far either side of ``p`` the bracket is asked for: twice the rank error."""
 BRACKET_TYPE: Final = "array<double>"
-FOUND_TYPE: Final = "struct<n:bigint,nans:bigint,below:bigint,before:double,inside:array<double>,after:double>"
+FOUND_TYPE: Final = (
+    "struct<n:bigint,nans:bigint,below:bigint,before:double,inside:array<double>,after:double,scale:int>"
+)
 UNDECIDED: Final = None
 """What :func:`quantile_cont` answers when the ranks it needs were not collected."""
 
@@ -45,8 +48,9 @@ def bracket(column: Column, p: float) -> Column:
     return F.percentile_approx(F.when(F.isnan(value), F.lit(math.inf)).otherwise(value), where, ACCURACY)
 
 
-def order_statistics(column: Column, bounds: list[float | None] | None) -> Column:
-    """What :func:`quantile_cont` needs of the values, given the bracket's ``bounds`` as GX returned them.
+def order_statistics(column: Column, bounds: list[float | None] | None, field: StructField) -> Column:
+    """What :func:`quantile_cont` needs of the values, given the bracket's ``bounds`` as GX returned them,
+    and the scale of a decimal column (DuckDB interpolates decimals in their own scale).
 
     No bounds (no values): nothing is collected. An upper bound of +inf may stand for NaN, which is
     never collected: NaN ranks are known from their count.
@@ -70,14 +74,16 @@ def order_statistics(column: Column, bounds: list[float | None] | None) -> Colum
         F.max(F.when(below, value)).alias("before"),
         F.sort_array(F.collect_list(F.when(inside, value))).alias("inside"),
         F.min(F.when(above, value)).alias("after"),
+        F.lit(field.dataType.scale if isinstance(field.dataType, DecimalType) else None).cast("int").alias("scale"),
     )
 
 
 def quantile_cont(p: float, found: list[Any] | None) -> list[Any] | None:
     """``[QUANTILE_CONT(values, p), is NaN]`` from :func:`order_statistics`, or :data:`UNDECIDED`.
 
-    DuckDB: ``RN = (n - 1) · p``; the order statistic at ``RN`` when it is whole, else
-    ``lo · (1 - d) + hi · d`` for the neighbours at ``floor(RN)`` and ``ceil(RN)``, ``d = RN - floor(RN)``.
+    DuckDB: ``RN = (n - 1) · p``; the order statistic at ``RN`` when it is whole, else, for the
+    neighbours at ``floor(RN)`` and ``ceil(RN)`` and ``d = RN - floor(RN)``, ``lo · (1 - d) + hi · d``
+    on doubles and ``lo + trunc((hi - lo) · d)`` in units of the scale on decimals.
     """
     if not found or not found[0]:
         return [None, False]
@@ -87,17 +93,22 @@ def quantile_cont(p: float, found: list[Any] | None) -> list[Any] | None:
     low, high = _ranked(lower, found), _ranked(upper, found)
     if low is None or high is None:
         return UNDECIDED
+    d = position - lower
+    scale = found[6]
     if lower == upper:
         result = low
-    else:
-        d = position - lower
+    elif scale is None:
         result = low * (1.0 - d) + high * d
+    else:
+        unit = 10**scale
+        units = round(low * unit)
+        result = (units + int((round(high * unit) - units) * d)) / unit
     return [None if math.isnan(result) else result, math.isnan(result)]
 
 
 def _ranked(rank: int, found: list[Any]) -> float | None:
     """The value of 0-based ``rank`` in the batch's order, if :func:`order_statistics` collected it."""
-    count, nans, below, before, inside, after = found
+    count, nans, below, before, inside, after, _ = found
     if rank >= count - nans:
         return math.nan
     if below <= rank < below + len(inside):
