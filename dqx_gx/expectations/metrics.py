@@ -25,6 +25,7 @@ from great_expectations.core.metric_function_types import MetricPartialFunctionT
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.expectations.metrics.metric_provider import metric_partial, metric_value
 from great_expectations.expectations.metrics.table_metric_provider import TableMetricProvider
+from great_expectations.util import convert_to_json_serializable
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -44,13 +45,25 @@ SECOND_PASS = "dqx.distinct_aggregate"
 OWN_QUERY = "dqx.distinct_values"
 MARKED_ROWS = "dqx.marked_rows"
 UNCAST_VALUES = "dqx.uncast_values"
+REFINING = "dqx.refining_aggregate"
+REFINED = "dqx.refined"
 
 
 def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     """The metric (name and value kwargs) that computes ``metric``; the scale is applied afterwards."""
     arguments = {k: v for k, v in kind.arguments(metric).items() if k != "scale"}
     name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY}[kind.spark.pass_]
-    return name, {"kind": kind.metric.value, **arguments}
+    return REFINED if kind.spark.refine else name, {"kind": kind.metric.value, **arguments}
+
+
+def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | None:
+    """What the kind's expressions are built on, or None when a column is missing or of a type it refuses."""
+    metric = kind.metric_of(kwargs)
+    fields = tuple(columns.find(name) for name in metric.columns)
+    if any(f is None or type_problem(kind, metric, f) for f in fields):
+        return None
+    found = tuple(f for f in fields if f is not None)
+    return On(metric, found, tuple(spark_column(f) for f in found))
 
 
 def marked(kind: Kind, metric: Metric, interval: Interval) -> dict[str, Any]:
@@ -167,10 +180,10 @@ class Aggregate(TableMetricProvider):
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
-        return cls.aggregate(Columns.of(df), metric_value_kwargs), compute_kwargs, accessor_kwargs
+        return cls.aggregate(Columns.of(df), metric_value_kwargs, metrics), compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         raise NotImplementedError
 
 
@@ -178,7 +191,7 @@ class NumRows(Aggregate):
     metric_name = NUM_ROWS
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         return num_rows()
 
 
@@ -190,7 +203,7 @@ class UncastValues(Aggregate):
     value_keys = ("column",)
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         return uncast_count(columns, kwargs["column"])
 
 
@@ -217,17 +230,19 @@ class KindAggregate(Aggregate):
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         kind = KINDS[MetricKind(kwargs["kind"])]
-        metric = kind.metric_of(kwargs)
-        fields = tuple(columns.find(name) for name in metric.columns)
-        if any(f is None or type_problem(kind, metric, f) for f in fields):
-            return F.lit(None).cast(cls.result_type or kind.spark.result_type)
-        found = tuple(f for f in fields if f is not None)
-        return cls.measure(kind, On(metric, found, tuple(spark_column(f) for f in found)), kwargs)
+        on = measurable(kind, columns, kwargs)
+        if on is None:
+            return F.lit(None).cast(cls.result_type_of(kind))
+        return cls.measure(kind, on, kwargs, metrics)
 
     @classmethod
-    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any]) -> Column:
+    def result_type_of(cls, kind: Kind) -> str:
+        return cls.result_type or kind.spark.result_type
+
+    @classmethod
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         return kind.spark.aggregate(on)
 
 
@@ -240,7 +255,7 @@ class MarkedRows(KindAggregate):
     result_type = "bigint"
 
     @classmethod
-    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any]) -> Column:
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         marks = kind.spark.marks
         assert isinstance(marks, Marks)
         return count_if(marks.predicate(replace(on, interval=Interval(**kwargs["interval"]))))
@@ -286,13 +301,88 @@ class DistinctValues(TableMetricProvider):
     ) -> list[Any] | None:
         df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
         kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
-        metric = kind.metric_of(metric_value_kwargs)
-        columns = Columns.of(df)
-        fields = tuple(columns.find(name) for name in metric.columns)
-        found = tuple(f for f in fields if f is not None and not type_problem(kind, metric, f))
-        if len(found) != len(fields):
+        on = measurable(kind, Columns.of(df), metric_value_kwargs)
+        if on is None:
             return None
-        on = On(metric, found, tuple(spark_column(f) for f in found), now=from_micros(metric_value_kwargs["now"]))
+        on = replace(on, now=from_micros(metric_value_kwargs["now"]))
         value = kind.spark.aggregate(on).alias("value")
         rows = df.select(value).where(F.col("value").isNotNull()).distinct().collect()
         return sorted(row[0] for row in rows)
+
+
+class RefiningAggregate(KindAggregate):
+    """A refined kind's second look (:class:`~dqx_gx.kinds.kind.Refine`), built from its first-pass value.
+
+    It depends on the first pass only, so GX bundles every refining aggregate of the batch into
+    one ``df.agg`` of its own, between the first pass and the second: a refining aggregate
+    (``collect_list``) would make the distinct-count pass an object hash aggregate.
+    """
+
+    metric_name = REFINING
+
+    @classmethod
+    def result_type_of(cls, kind: Kind) -> str:
+        assert kind.spark.refine is not None
+        return kind.spark.refine.result_type
+
+    @classmethod
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+        assert kind.spark.refine is not None
+        return kind.spark.refine.aggregate(on, metrics["first_pass"])
+
+    @classmethod
+    def _get_evaluation_dependencies(
+        cls,
+        metric: MetricConfiguration,
+        configuration: Any = None,
+        execution_engine: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+    ) -> dict[str, MetricConfiguration]:
+        dependencies: dict[str, MetricConfiguration] = super()._get_evaluation_dependencies(
+            metric, configuration, execution_engine, runtime_configuration
+        )
+        dependencies["first_pass"] = MetricConfiguration(
+            FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs
+        )
+        return dependencies
+
+
+class Refined(TableMetricProvider):
+    """A refined kind's value, read from its refining aggregate; when that cannot decide it (the
+    first pass's hint missed), the kind's exact aggregate runs alone."""
+
+    metric_name = REFINED
+    value_keys = KindAggregate.value_keys
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(
+        cls,
+        execution_engine: SparkDFExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> Any:
+        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        refine = kind.spark.refine
+        found = metrics["refining"]
+        if refine is None or found is None:  # a column it cannot measure: the expectation says why
+            return None
+        value = refine.value(kind.metric_of(metric_value_kwargs), found)
+        if value is not None:
+            return value
+        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        on = measurable(kind, Columns.of(df), metric_value_kwargs)
+        if on is None:
+            return None
+        return convert_to_json_serializable(df.agg(refine.exact(on)).first()[0])  # type: ignore[index]
+
+    @classmethod
+    def _get_evaluation_dependencies(
+        cls,
+        metric: MetricConfiguration,
+        configuration: Any = None,
+        execution_engine: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+    ) -> dict[str, MetricConfiguration]:
+        return {"refining": MetricConfiguration(REFINING, metric.metric_domain_kwargs, metric.metric_value_kwargs)}

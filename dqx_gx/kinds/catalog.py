@@ -30,6 +30,7 @@ from dqx_gx.kinds.kind import (
     Param,
     Pass,
     Reach,
+    Refine,
     Spark,
     SparkExpression,
     TypeFamily,
@@ -48,11 +49,13 @@ if TYPE_CHECKING:
 
     from dqx_gx.spark import expressions as X
     from dqx_gx.spark import formats
+    from dqx_gx.spark import quantiles as Q
 else:
     F = LazyModule("pyspark.sql.functions")
     T = LazyModule("pyspark.sql.types")
     X = LazyModule("dqx_gx.spark.expressions")
     formats = LazyModule("dqx_gx.spark.formats")
+    Q = LazyModule("dqx_gx.spark.quantiles")
 
 # --- the column types kinds accept --------------------------------------------------------------------
 
@@ -209,6 +212,11 @@ def _length(statistic: str) -> SparkExpression:
         return X.with_nan_flag(getattr(F, statistic)(F.when(on.column.isNotNull(), size)))
 
     return aggregate
+
+
+def _fraction(metric: Metric) -> float:
+    """A percentile metric's fraction (0.95 for p95)."""
+    return float(metric.percentile or 0.0)
 
 
 def _instant(on: On) -> Column:
@@ -408,11 +416,15 @@ KINDS: Mapping[MetricKind, Kind] = {
             accepts=NUMERIC,
             value=Value.NUMBER,
             spark=Spark(
-                lambda on: X.with_nan_flag(
-                    F.percentile(on.column.cast("double"), F.lit(float(on.metric.percentile or 0.0)))
-                ),
+                lambda on: Q.bracket(on.column, _fraction(on.metric)),
                 WHOLE_BATCH,
-                result_type="struct<v:double,nan:boolean>",
+                result_type="array<double>",
+                refine=Refine(
+                    lambda on, bounds: Q.order_statistics(on.column, bounds, on.field),
+                    lambda metric, found: Q.quantile_cont(_fraction(metric), found),
+                    lambda on: Q.exact(on.column, _fraction(on.metric)),
+                    result_type=Q.FOUND_TYPE,
+                ),
             ),
             expectation="expect_dqx_percentile",
             params=(Param.PERCENTILE,),

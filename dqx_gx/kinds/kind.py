@@ -192,6 +192,26 @@ class Marks:
 
 
 @dataclass(frozen=True)
+class Refine:
+    """A second look at the data, for a kind whose first-pass aggregate only narrows the value down.
+
+    Exact percentiles: the first pass brackets the answer (``percentile_approx``), the refining
+    aggregate counts and collects the few values in the bracket, and ``value`` reads the exact
+    answer from them. Every refining aggregate of a batch shares one ``df.agg`` (DEVELOPERS.md,
+    "Exact percentiles").
+    """
+
+    aggregate: Callable[[On, Any], Column]
+    """The refining aggregate, from the first-pass value; like :attr:`Spark.aggregate` it must never fail."""
+    value: Callable[[Metric, Any], Any]
+    """The metric's value from the refining aggregate's value, or None when that cannot decide it."""
+    exact: SparkExpression
+    """The value by one aggregate of its own (a job of its own): for when :attr:`value` cannot decide."""
+    result_type: str
+    """The Spark type of :attr:`aggregate`, for the typed NULL of a column that cannot be measured."""
+
+
+@dataclass(frozen=True)
 class Spark:
     """A kind's Spark side: one aggregate for the batch verdict, and the rows it marks."""
 
@@ -204,6 +224,8 @@ class Spark:
     result_type: str = "bigint"
     """The Spark type of the aggregate, for the typed NULL given when the column cannot be measured."""
     pass_: Pass = Pass.FIRST
+    refine: Refine | None = None
+    """A second look that turns the aggregate's value into the metric's (exact percentiles), or None."""
 
 
 @dataclass(frozen=True)

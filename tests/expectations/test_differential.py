@@ -17,12 +17,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 from returns.result import Failure, Success
 
 from dqx_gx import Contract, RuleResult, run_contract
+from dqx_gx.spark import quantiles
 from tests.documents import odcs_document
 from tests.expectations.test_orders_contract import NOW
 from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
@@ -210,6 +213,18 @@ def probes(col: Col) -> list[Probe]:
                 lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.95)"),
                 False,
             ),
+            (
+                "p0",
+                dqx_rule("percentile", c, percentile=0.0),
+                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.0)"),
+                False,
+            ),
+            (
+                "p100",
+                dqx_rule("percentile", c, percentile=1.0),
+                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 1.0)"),
+                False,
+            ),
         ]
     lengths = {"string": ("string", "LENGTH"), "list": ("list", "LEN"), "map": ("map", "CARDINALITY")}
     if col.kind in lengths:
@@ -394,3 +409,107 @@ def _compare(ours: RuleResult, expected: Reference, is_count: bool) -> str | Non
     return (
         None if math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-12) else f"expected {expected!r}, got {value!r}"
     )
+
+
+# --- percentiles: exact QUANTILE_CONT by a bracket and one more pass (dqx_gx.spark.quantiles) -------------
+
+INF = float("inf")
+FRACTIONS = [0.0, 0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.999, 1.0]
+SMALL_VALUES = {
+    "ties": [1.0, 1.0, 1.0, 2.0, 2.0, None, 3.5, 1.0, 2.0, None],
+    "inf": [-INF, 1.0, INF, INF, None, 2.0, -INF, 1e300, -1e300, 0.0],
+    "nan": [NAN, 1.0, 2.0, NAN, None, INF, -INF, 2.0, NAN, -0.0],
+    "only_nan": [NAN, None, NAN, NAN, None, None, NAN, None, NAN, NAN],
+    "one_value": [None, None, None, 4.25, None, None, None, None, None, None],
+    "zeros": [0.0, -0.0, 0.0, -0.0, None, -0.0, 0.0, 0.0, -0.0, 0.0],
+}
+
+
+def _percentile_rules(columns: list[str]) -> Contract:
+    properties = [
+        {"name": c, "quality": [{"name": f"{c}:{p}", **dqx_rule("percentile", c, percentile=p)} for p in FRACTIONS]}
+        for c in columns
+    ]
+    (contract,) = Contract.from_odcs(odcs_document([{"name": "batch", "properties": properties}], name="pct"))
+    return contract
+
+
+def _quantile_cont(connection: Any, column: str, p: float) -> float | None:
+    (value,) = connection.execute(f"SELECT CAST(QUANTILE_CONT({column}, {p}) AS DOUBLE) FROM batch").fetchone()
+    return None if value is None else float(value)
+
+
+def _differences(contract: Contract, frame: Any, table: pa.Table) -> list[str]:
+    """Every percentile rule's observed value against DuckDB's, bit for bit (decimals too: DuckDB
+    interpolates them in units of their scale); NaN and NULL as the reasons that say so."""
+    connection = duckdb.connect()
+    connection.register("batch", table)
+    found = []
+    results = [r for r in run_contract(contract, frame, now=NOW).rule_results if ":" in r.rule.name]
+    assert len(results) == len(contract.metric_rules)
+    for result in results:
+        column, p = result.rule.name.split(":")
+        expected = _quantile_cont(connection, column, float(p))
+        if expected is None:
+            ok = result.observed is None and "has no value" in (result.reason or "")
+        elif math.isnan(expected):
+            ok = "is NaN" in (result.reason or "")
+        else:
+            ok = result.observed == expected
+        if not ok:
+            found.append(f"{result.rule.name}: DuckDB {expected!r}, ours {result.observed!r} ({result.reason})")
+    connection.close()
+    return found
+
+
+def test_percentiles_equal_quantile_cont_on_ties_nan_and_infinities(spark: SparkSession) -> None:
+    """Ties, NULLs, NaN (greater than +inf in both engines), ±inf, -0.0, a single value, only NaN."""
+    names = list(SMALL_VALUES)
+    rows = list(zip(*SMALL_VALUES.values(), strict=True))
+    frame = spark.createDataFrame(rows, ", ".join(f"{n} double" for n in names)).repartition(3)
+    table = pa.table({n: pa.array(v, type=pa.float64()) for n, v in SMALL_VALUES.items()})
+    assert not _differences(_percentile_rules(names), frame, table)
+
+
+def test_percentiles_equal_quantile_cont_on_a_large_batch(spark: SparkSession) -> None:
+    """Enough rows over enough partitions that percentile_approx's summary is compressed (approximate):
+    the bracket decides every percentile exactly (no fallback), equal to DuckDB bit for bit."""
+    h = F.abs(F.xxhash64("id"))
+    frame = (
+        spark.range(240_000, numPartitions=4)
+        .select(
+            F.when(h % 97 == 0, None)
+            .when(h % 89 == 0, F.lit(NAN))
+            .when(h % 83 == 0, F.lit(INF))
+            .when(h % 79 == 0, F.lit(-INF))
+            .otherwise((h % 5_000) / 8.0)
+            .alias("d"),
+            F.when(h % 7 == 0, None).otherwise(h % 300).alias("i"),
+            ((h % 100_000) / 100).cast("decimal(12,2)").alias("dec"),
+        )
+        .cache()
+    )
+    table = frame.toArrow()
+    assert not _differences(_percentile_rules(["d", "i", "dec"]), frame, table)
+    undecided = []
+    for p in FRACTIONS:
+        bounds = frame.agg(quantiles.bracket(F.col("d"), p)).first()[0]  # type: ignore[index]
+        found = frame.agg(quantiles.order_statistics(F.col("d"), bounds, frame.schema["d"]))
+        statistics = [*found.first()[0]]  # type: ignore[index]
+        assert 0 < len(statistics[4]) < 240_000 // 100, (p, len(statistics[4]))  # a small bracket
+        if quantiles.quantile_cont(p, statistics) is quantiles.UNDECIDED:
+            undecided.append(p)
+    frame.unpersist()
+    assert not undecided
+
+
+def test_a_bracket_that_misses_is_undecided_and_the_exact_aggregate_answers(spark: SparkSession) -> None:
+    """The bracket is a hint only: ranks outside what was collected are never guessed."""
+    frame = spark.createDataFrame([(float(v),) for v in range(1, 101)], "d double")
+    found = [*frame.agg(quantiles.order_statistics(F.col("d"), [80.0, 90.0], frame.schema["d"])).first()[0]]  # type: ignore[index]
+    assert found[:4] == [100, 0, 79, 79.0]
+    assert quantiles.quantile_cont(0.5, found) is quantiles.UNDECIDED
+    value, is_nan = quantiles.quantile_cont(0.85, found)  # type: ignore[misc]  # ranks 84 and 85: 85.0 and 86.0
+    assert math.isclose(value, 85.15) and not is_nan
+    value, is_nan = frame.agg(quantiles.exact(F.col("d"), 0.5)).first()[0]  # type: ignore[index]
+    assert (value, is_nan) == (50.5, False)

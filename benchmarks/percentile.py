@@ -1,0 +1,79 @@
+"""Exact percentiles against ``percentile_approx`` (issue 16 point 1).
+
+The rule suites of ``bench.contract`` (one p95 per copy of the columns) through ``run_contract``
+twice, alternated so that a noisy machine slows both alike:
+
+  E  as shipped: the exact percentile SPEC §1 asks for (DuckDB's ``QUANTILE_CONT``)
+  Q  the same run with the percentile kind's aggregate swapped for Spark's ``percentile_approx``
+     (default accuracy), for this measurement only
+
+The target is E/Q ≤ 1.5. Usage (from the repository root):
+
+  python benchmarks/bench.py --only percentile --rows 5000000 --rounds 3 --rules 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from bench import COLUMN_COPIES, Measured, contract, dataset, measure, method_a
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from dqx_gx.expectations.catalog import EXPECTATIONS
+from dqx_gx.kinds import KINDS, MetricKind
+from dqx_gx.kinds.kind import On
+from dqx_gx.spark.expressions import with_nan_flag
+
+
+def _approximate(on: On) -> Any:
+    return with_nan_flag(F.percentile_approx(on.column.cast("double"), float(on.metric.percentile or 0.0)))
+
+
+@contextmanager
+def approximate_percentiles() -> Iterator[None]:
+    """The percentile kind computed by ``percentile_approx`` in the first pass, for the block only."""
+    exact = KINDS[MetricKind.PERCENTILE]
+    approximate = replace(exact, spark=replace(exact.spark, aggregate=_approximate, refine=None))
+    expectation = EXPECTATIONS[MetricKind.PERCENTILE]
+    KINDS[MetricKind.PERCENTILE] = approximate  # type: ignore[index]
+    expectation.kind = approximate
+    try:
+        yield
+    finally:
+        KINDS[MetricKind.PERCENTILE] = exact  # type: ignore[index]
+        expectation.kind = exact
+
+
+def run(spark: SparkSession, args: argparse.Namespace) -> None:
+    frame = dataset(spark, args.rows, COLUMN_COPIES)
+    for copies in [{20: 1, 60: 3}[rules] for rules in (args.rules or (20,))]:
+        rules = contract(copies)
+
+        def exact(rules: Any = rules) -> Any:
+            return method_a(frame, rules)
+
+        def approximate(rules: Any = rules) -> Any:
+            with approximate_percentiles():
+                return method_a(frame, rules)
+
+        methods: dict[str, Callable[[], Any]] = {"E": exact, "Q": approximate}
+        results = {name: Measured([], []) for name in methods}
+        for name, run_ in methods.items():
+            measure(spark, frame, f"warmup-{name}", run_, Measured([], []))
+        for _ in range(args.rounds):
+            for name, run_ in methods.items():
+                measure(spark, frame, name, run_, results[name])
+        median = {name: statistics.median(m.seconds) for name, m in results.items()}
+        print(
+            f"\npercentiles, {args.rows:,} rows, {len(rules.rules)} rules ({copies} percentile"
+            f"{'s' if copies > 1 else ''}), {args.rounds} rounds, medians:"
+        )
+        for name, label in [("E", "exact (QUANTILE_CONT)"), ("Q", "percentile_approx")]:
+            print(f"  {name} {label:<24} {median[name]:8.3f} s   jobs {statistics.median(results[name].jobs):4.0f}")
+        print(f"  E/Q = {median['E'] / median['Q']:.2f} (target ≤ 1.5)")

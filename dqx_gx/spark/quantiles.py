@@ -1,0 +1,125 @@
+"""Exact percentiles (DuckDB's ``QUANTILE_CONT``, SPEC §1) without sorting the batch once per percentile.
+
+Two looks at the data. The shared first pass holds :func:`bracket`: ``percentile_approx`` at
+``p ± MARGIN``, two values whose ranks are at most ``n / ACCURACY`` from the asked ones, so the
+exact order statistics around ``(n - 1) · p`` lie between them. One more ``df.agg``, shared by
+every percentile of the batch, holds :func:`order_statistics`: the count of values below the
+bracket, the sorted values inside it (about ``4 n / ACCURACY`` of them) and the nearest value on
+either side. :func:`quantile_cont` reads the two neighbouring order statistics from that and
+interpolates as DuckDB does; the bracket is only a hint, every rank is counted exactly, and when
+the ranks fall outside what was collected it answers :data:`UNDECIDED` and :func:`exact` runs
+(Spark's exact ``percentile``, a sort of the column) instead.
+
+Order is DuckDB's and Spark's: NULLs are not values, NaN is greater than +inf (and NaN ranks
+come last, counted rather than collected, because GX turns NaN into None), -0.0 equals 0.0.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import DecimalType, StructField
+
+from dqx_gx.spark.expressions import DOUBLE, with_nan_flag
+
+ACCURACY: Final = 10_000
+"""``percentile_approx``'s accuracy (Spark's default): rank error at most ``n / ACCURACY``."""
+MARGIN: Final = 2 / ACCURACY
+"""How far either side of ``p`` the bracket is asked for: twice the rank error."""
+BRACKET_TYPE: Final = "array<double>"
+FOUND_TYPE: Final = (
+    "struct<n:bigint,nans:bigint,below:bigint,before:double,inside:array<double>,after:double,scale:int>"
+)
+UNDECIDED: Final = None
+"""What :func:`quantile_cont` answers when the ranks it needs were not collected."""
+
+
+def bracket(column: Column, p: float) -> Column:
+    """Two values, by ``percentile_approx`` at ``p ± MARGIN``, between which the exact answer lies.
+
+    NaN is summarised as +inf, its neighbour in the order: Spark's summary mis-ranks NaN (measured:
+    ``[1, 2, NaN, NaN]`` gave NaN for p = 0).
+    """
+    value = column.cast(DOUBLE)
+    where = F.array(F.lit(max(0.0, p - MARGIN)), F.lit(min(1.0, p + MARGIN)))
+    return F.percentile_approx(F.when(F.isnan(value), F.lit(math.inf)).otherwise(value), where, ACCURACY)
+
+
+def order_statistics(column: Column, bounds: list[float | None] | None, field: StructField) -> Column:
+    """What :func:`quantile_cont` needs of the values, given the bracket's ``bounds`` as GX returned them,
+    and the scale of a decimal column (DuckDB interpolates decimals in their own scale).
+
+    No bounds (no values): nothing is collected. An upper bound of +inf may stand for NaN, which is
+    never collected: NaN ranks are known from their count.
+    """
+    value = column.cast(DOUBLE)
+    number = value.isNotNull() & ~F.isnan(value)
+    low, high = bounds if bounds else (None, None)
+    if low is None:
+        below, inside, above = number, F.lit(False), F.lit(False)
+    else:
+        below = number & (value < F.lit(low))
+        inside = number & (value >= F.lit(low))
+        above = F.lit(False)
+        if high is not None:
+            inside = inside & (value <= F.lit(high))
+            above = number & (value > F.lit(high))
+    return F.struct(
+        F.count(value).alias("n"),
+        F.count_if(F.isnan(value)).alias("nans"),
+        F.count_if(below).alias("below"),
+        F.max(F.when(below, value)).alias("before"),
+        F.sort_array(F.collect_list(F.when(inside, value))).alias("inside"),
+        F.min(F.when(above, value)).alias("after"),
+        F.lit(field.dataType.scale if isinstance(field.dataType, DecimalType) else None).cast("int").alias("scale"),
+    )
+
+
+def quantile_cont(p: float, found: list[Any] | None) -> list[Any] | None:
+    """``[QUANTILE_CONT(values, p), is NaN]`` from :func:`order_statistics`, or :data:`UNDECIDED`.
+
+    DuckDB: ``RN = (n - 1) · p``; the order statistic at ``RN`` when it is whole, else, for the
+    neighbours at ``floor(RN)`` and ``ceil(RN)`` and ``d = RN - floor(RN)``, ``lo · (1 - d) + hi · d``
+    on doubles and ``lo + trunc((hi - lo) · d)`` in units of the scale on decimals.
+    """
+    if not found or not found[0]:
+        return [None, False]
+    count = int(found[0])
+    position = (count - 1) * p
+    lower, upper = math.floor(position), math.ceil(position)
+    low, high = _ranked(lower, found), _ranked(upper, found)
+    if low is None or high is None:
+        return UNDECIDED
+    d = position - lower
+    scale = found[6]
+    if lower == upper:
+        result = low
+    elif scale is None:
+        result = low * (1.0 - d) + high * d
+    else:
+        unit = 10**scale
+        units = round(low * unit)
+        result = (units + int((round(high * unit) - units) * d)) / unit
+    return [None if math.isnan(result) else result, math.isnan(result)]
+
+
+def _ranked(rank: int, found: list[Any]) -> float | None:
+    """The value of 0-based ``rank`` in the batch's order, if :func:`order_statistics` collected it."""
+    count, nans, below, before, inside, after, _ = found
+    if rank >= count - nans:
+        return math.nan
+    if below <= rank < below + len(inside):
+        return float(inside[rank - below])
+    if rank == below - 1 and before is not None:
+        return float(before)
+    if rank == below + len(inside) and after is not None:
+        return float(after)
+    return None
+
+
+def exact(column: Column, p: float) -> Column:
+    """Spark's exact ``percentile`` (a sort of the column): for when the bracket missed."""
+    return with_nan_flag(F.percentile(column.cast(DOUBLE), F.lit(p)))
