@@ -13,8 +13,9 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.jsonschemas import Problem, joined, json_path, odcs_problems
+from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
+from dqx_gx.contract.problems import Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
@@ -42,21 +43,35 @@ LATENCY_PROPERTIES = frozenset({"latency", "ly"})
 def load_odcs(source: Source | Document) -> list[Contract]:
     """Contracts of an ODCS document, one per ``schema[]`` object (see ``Contract.from_odcs``)."""
     document = read_document(source)
-    normalised, lifted = _normalise(document.data)
-    _validate(normalised, document.origin)
-    schema_objects = normalised.get("schema") or []
-    names = [frozenset(filter(None, (s.get("name"), s.get("physicalName")))) for s in schema_objects]
-    contracts = [
-        _contract(normalised, index, names=names, lifted=lifted, origin=document.origin)
-        for index in range(len(schema_objects))
-    ]
+    found = Problems(document)
+    normalised, lifted = _normalise(document.data, found)
+    _validate(normalised, found)
+    schema_objects = normalised.get("schema")
+    schema_objects = schema_objects if isinstance(schema_objects, list) else []
+    names = [_names(obj) for obj in schema_objects]
+    contracts = []
+    for index, obj in enumerate(schema_objects):
+        if not isinstance(obj, dict):
+            continue  # the schema check reported it
+        with found.collecting(f"schema[{index}]"):
+            contracts.append(
+                _contract(normalised, index, names=names, lifted=lifted, origin=document.origin, found=found)
+            )
+    found.raise_if_any()
     return contracts
+
+
+def _names(obj: Any) -> frozenset[str]:
+    """The names a schema object is known by: its ``name`` and ``physicalName``."""
+    if not isinstance(obj, dict):
+        return frozenset()
+    return frozenset(n for n in (obj.get("name"), obj.get("physicalName")) if isinstance(n, str) and n)
 
 
 # --- normalisation ---------------------------------------------------------------------------------
 
 
-def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def _normalise(data: dict[str, Any], found: Problems) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """Rewrite deprecated forms; lift operators written beside an ``engine: dqx`` implementation.
 
     Returns the normalised copy and the lifted operators by rule path (each one a lint note,
@@ -70,13 +85,11 @@ def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
             old = rule["rule"]
             new = ODCS30_RULES.get(old) if isinstance(old, str) else None
             if new is None:
-                raise ContractValidationError(
-                    f"{path}.rule: {old!r} is not an ODCS library rule (known: {', '.join(ODCS30_RULES)})"
-                )
+                found.add(f"{path}.rule", f"{old!r} is not an ODCS library rule (known: {', '.join(ODCS30_RULES)})")
+                continue
             if "metric" in rule and rule["metric"] != new:
-                raise ContractValidationError(
-                    f"{path}: 'rule: {old}' and 'metric: {rule['metric']}' disagree; keep only 'metric'"
-                )
+                found.add(path, f"'rule: {old}' and 'metric: {rule['metric']}' disagree; keep only 'metric'")
+                continue
             rule["metric"] = new
             del rule["rule"]
             warnings.warn(
@@ -85,9 +98,8 @@ def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
         if "validValues" in rule:
             arguments = rule.setdefault("arguments", {})
             if not isinstance(arguments, dict) or "validValues" in arguments:
-                raise ContractValidationError(
-                    f"{path}: validValues given both beside the rule and in arguments; keep arguments.validValues"
-                )
+                found.add(path, "validValues given both beside the rule and in arguments; keep arguments.validValues")
+                continue
             arguments["validValues"] = rule.pop("validValues")
             warnings.warn(
                 f"{label}: top-level 'validValues' is deprecated; read as 'arguments.validValues'",
@@ -141,19 +153,35 @@ def _rules_of(element: dict[str, Any], path: str) -> Iterator[tuple[str, dict[st
 # --- validation --------------------------------------------------------------------------------------
 
 
-def _validate(doc: dict[str, Any], origin: str) -> None:
-    found = odcs_problems(doc)
-    if found:
-        messages = [_odcs_message(doc, p) for p in found]
-        raise ContractValidationError(joined(origin, messages))
+def _validate(doc: dict[str, Any], found: Problems) -> None:
+    """Add the official schema's problems and DQX's own requirements (``status``, the apiVersion)."""
+    for problem in odcs_problems(doc):
+        message = _odcs_message(doc, problem)
+        found.add(problem.location, message if message != problem.text else problem.message + _fix(problem))
     if "status" not in doc:
-        raise ContractValidationError(f"{origin}: 'status' is a required property")
-    api_version = doc["apiVersion"]
-    if api_version not in SUPPORTED_API_VERSIONS:
-        raise ContractValidationError(
-            f"{origin}: apiVersion {api_version!r} is not supported; dqx-gx reads ODCS "
-            f"{SUPPORTED_API_VERSIONS[0]}–{SUPPORTED_API_VERSIONS[-1]}"
+        found.add("status", "'status' is a required property (DQX requires it): add e.g. 'status: active'")
+    api_version = doc.get("apiVersion")
+    if isinstance(api_version, str) and api_version not in SUPPORTED_API_VERSIONS:
+        found.add(
+            "apiVersion",
+            f"apiVersion {api_version!r} is not supported; dqx-gx reads ODCS "
+            f"{SUPPORTED_API_VERSIONS[0]}–{SUPPORTED_API_VERSIONS[-1]}",
         )
+
+
+def _fix(problem: Problem) -> str:
+    """What to do about a schema problem, where the validator's message does not say it."""
+    error = problem.error
+    if error.validator == "required":
+        return ": add it"
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        return ": remove it or correct its spelling"
+    if error.validator == "type":
+        expected = error.validator_value
+        return f": give {' or '.join(expected) if isinstance(expected, list) else expected}"
+    if error.validator == "enum":
+        return ": use one of the listed values"
+    return ""
 
 
 def _odcs_message(doc: Mapping[str, Any], problem: Problem) -> str:
@@ -204,18 +232,23 @@ def _contract(
     names: list[frozenset[str]],
     lifted: dict[str, dict[str, Any]],
     origin: str,
+    found: Problems,
 ) -> Contract:
+    """One schema object's Contract; each part's problems go to ``found`` (the Contract is then discarded)."""
     obj = doc["schema"][index]
     path = f"schema[{index}]"
     dataset = obj.get("physicalName") or obj["name"]
     if not dataset.strip():
-        raise ContractValidationError(f"{path}: needs a non-blank 'name' or 'physicalName' (the dataset's name)")
-    properties = _properties(obj, path)
+        found.add(path, "needs a non-blank 'name' or 'physicalName' (the dataset's name)")
+    properties = _properties(obj, path, found)
     columns = {p.name: p.column for p in properties}
-    rules: list[Rule] = list(schema_rules(properties, f"{path}.properties"))
+    rules: list[Rule] = list(schema_rules(properties, f"{path}.properties", found))
     text_rules: list[TextRule] = []
     notes: list[str] = []
+    refused = found.paths()
     for rule_path, raw, prop, nested in _rules_with_owner(obj, path, properties):
+        if any(p == rule_path or p.startswith((f"{rule_path}.", f"{rule_path}[")) for p in refused):
+            continue  # the schema check already said what is wrong with it
         if rule_path in lifted:
             notes.append(_lifted_note(rule_path, raw, lifted[rule_path]))
         ctx = RuleContext(
@@ -225,10 +258,11 @@ def _contract(
             nested=nested,
             lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
         )
-        parsed = parse_quality_rule(raw, ctx)
-        (text_rules if isinstance(parsed, TextRule) else rules).append(parsed)  # type: ignore[arg-type]
+        with found.collecting(rule_path):
+            parsed = parse_quality_rule(raw, ctx)
+            (text_rules if isinstance(parsed, TextRule) else rules).append(parsed)  # type: ignore[arg-type]
     others = frozenset().union(*(n for i, n in enumerate(names) if i != index)) - names[index]
-    latency, sla_rules, sla_metadata = _sla(doc, names[index], others, columns, properties)
+    latency, sla_rules, sla_metadata = _sla(doc, names[index], others, columns, properties, found)
     rules.extend(sla_rules)
     description = doc.get("description")
     return Contract(
@@ -253,15 +287,17 @@ def _contract(
     )
 
 
-def _properties(obj: Mapping[str, Any], path: str) -> tuple[Property, ...]:
+def _properties(obj: Mapping[str, Any], path: str, found: Problems) -> tuple[Property, ...]:
     parsed: list[Property] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(obj.get("properties") or []):
-        prop = parse_property(raw, f"{path}.properties[{i}]")
+        where = f"{path}.properties[{i}]"
+        prop = parse_property(raw, where)
         for key in {prop.name, prop.column}:
             if key in seen and seen[key] != i:
-                raise ContractValidationError(
-                    f"{path}.properties[{i}]: property name {key!r} is already used by {path}.properties[{seen[key]}]"
+                found.add(
+                    f"{where}.name",
+                    f"property name {key!r} is already used by {path}.properties[{seen[key]}]; rename one",
                 )
             seen[key] = i
         parsed.append(prop)
@@ -281,12 +317,13 @@ def _rules_with_owner(
             yield rule_path, raw, prop, owner != prop_path
 
 
-def _sla(
+def _sla(  # noqa: PLR0917 - one schema object's view of the document
     doc: Mapping[str, Any],
     table_names: frozenset[str],
     other_names: frozenset[str],
     columns: Mapping[str, str],
     properties: tuple[Property, ...],
+    found: Problems,
 ) -> tuple[SlaLatency | None, list[Rule], dict[str, Any]]:
     partition = next((p.column for p in properties if p.partitioned and p.partition_key_position == 1), None)
     latency: SlaLatency | None = None
@@ -299,15 +336,18 @@ def _sla(
             key = prop_name if prop_name not in metadata else f"{prop_name}#{i}"
             metadata[key] = {k: v for k, v in entry.items() if k != "property"}
             continue
-        resolved = resolve_latency(
-            entry,
-            where,
-            default_element=doc.get("slaDefaultElement"),
-            table_names=table_names,
-            other_table_names=other_names,
-            columns_by_property=columns,
-            partition_column=partition,
-        )
+        with found.collecting(where):
+            resolved = resolve_latency(
+                entry,
+                where,
+                default_element=doc.get("slaDefaultElement"),
+                table_names=table_names,
+                other_table_names=other_names,
+                columns_by_property=columns,
+                partition_column=partition,
+            )
+        if found:
+            continue
         if resolved.skip_reason is not None:
             rules.append(skipped_freshness(where, resolved.skip_reason))
         elif resolved.latency is not None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from contextlib import nullcontext
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.model import SENSITIVE_CLASSES, Property
+from dqx_gx.contract.problems import Problems
 from dqx_gx.errors import ContractValidationError
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
@@ -108,11 +110,12 @@ def data_type(prop: Property) -> DataType | None:
     )
 
 
-def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule]:
+def schema_rules(properties: tuple[Property, ...], collection: str, found: Problems | None = None) -> list[Rule]:
     """The rules a schema object's properties declare, in property order.
 
     ``collection`` is the JSON path of the property list (``schema[0].properties``
-    or ``columns``); rule ids extend it.
+    or ``columns``); rule ids extend it. With ``found``, a property's problem is recorded
+    there and the other properties are still read.
     """
     rules: list[Rule] = []
     primary_key = _primary_key(properties)
@@ -136,7 +139,8 @@ def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule
             )
         if prop.unique and primary_key != (prop,):
             rules.append(_uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,)))
-        rules.extend(_option_rules(prop, where))
+        with found.collecting(where) if found is not None else nullcontext():
+            rules.extend(_option_rules(prop, where))
     if primary_key:
         first = properties.index(primary_key[0])
         names = ", ".join(p.name for p in primary_key)

@@ -136,7 +136,7 @@ def _latency_hours(entry: Mapping[str, Any], where: str) -> float | str:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(_as_float(value)):
         return f"latency value {value!r} is not a number"
     if value <= 0:
-        raise ContractValidationError(f"{where}.value: latency must be greater than 0, got: {value}")
+        raise ContractValidationError(f"{where}.value: latency must be greater than 0, got: {value}", key="value")
     if unit is None:
         return f"latency {value} has no unit ({_UNITS_TEXT})"
     factor = _UNIT_HOURS.get(str(unit).strip().lower())
