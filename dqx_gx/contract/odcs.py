@@ -125,6 +125,14 @@ def _lifted_note(path: str, rule: Mapping[str, Any], operators: Mapping[str, Any
     )
 
 
+def _no_severity_note(path: str, rule: Mapping[str, Any]) -> str:
+    """The lint note for a rule without a severity (SPEC §3: P1)."""
+    return (
+        f"{_rule_label(path, rule)}: no severity, so DQX reads it as P1 (warning); other ODCS tools treat a rule "
+        "without severity as an error — write 'severity: error' or 'severity: warning'"
+    )
+
+
 def _quality_rules(doc: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every quality rule mapping in the document with its JSON path."""
     schema = doc.get("schema")
@@ -255,14 +263,26 @@ def _contract(
             path=rule_path,
             prop=prop,
             columns=columns,
+            schema_label=f"{path} {obj.get('name')!r}",
             nested=nested,
             lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
         )
         with found.collecting(rule_path):
             parsed = parse_quality_rule(raw, ctx)
             (text_rules if isinstance(parsed, TextRule) else rules).append(parsed)  # type: ignore[arg-type]
+            if not isinstance(parsed, TextRule) and raw.get("severity") is None:
+                notes.append(_no_severity_note(rule_path, raw))
     others = frozenset().union(*(n for i, n in enumerate(names) if i != index)) - names[index]
-    latency, sla_rules, sla_metadata = _sla(doc, names[index], others, columns, properties, found)
+    other_columns = frozenset(
+        name
+        for i, other in enumerate(doc["schema"])
+        if i != index and isinstance(other, dict)
+        for prop in other.get("properties") or []
+        if isinstance(prop, dict)
+        for name in (prop.get("name"), prop.get("physicalName"))
+        if isinstance(name, str)
+    )
+    latency, sla_rules, sla_metadata = _sla(doc, (names[index], others, other_columns), columns, properties, found)
     rules.extend(sla_rules)
     description = doc.get("description")
     return Contract(
@@ -317,14 +337,14 @@ def _rules_with_owner(
             yield rule_path, raw, prop, owner != prop_path
 
 
-def _sla(  # noqa: PLR0917 - one schema object's view of the document
+def _sla(
     doc: Mapping[str, Any],
-    table_names: frozenset[str],
-    other_names: frozenset[str],
+    names: tuple[frozenset[str], frozenset[str], frozenset[str]],
     columns: Mapping[str, str],
     properties: tuple[Property, ...],
     found: Problems,
 ) -> tuple[SlaLatency | None, list[Rule], dict[str, Any]]:
+    table_names, other_names, other_columns = names  # this object's, the others', the others' columns
     partition = next((p.column for p in properties if p.partitioned and p.partition_key_position == 1), None)
     latency: SlaLatency | None = None
     rules: list[Rule] = []
@@ -344,6 +364,7 @@ def _sla(  # noqa: PLR0917 - one schema object's view of the document
                 table_names=table_names,
                 other_table_names=other_names,
                 columns_by_property=columns,
+                other_columns=other_columns,
                 partition_column=partition,
             )
         if found:

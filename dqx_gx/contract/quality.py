@@ -66,6 +66,8 @@ class RuleContext:
     """The property whose ``quality`` list holds the rule; None at schema level."""
     columns: Mapping[str, str]
     """Property name → column name, to resolve names a rule mentions."""
+    schema_label: str = "the schema object"
+    """How messages name the schema object (``schema[0] 'orders'``)."""
     nested: bool = False
     lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
@@ -129,7 +131,7 @@ def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reaso
 # --- library metrics ------------------------------------------------------------------------------
 
 
-def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> MetricRule:
+def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> Rule:
     metric_name: str = raw["metric"]
     arguments = raw.get("arguments") or {}
     unknown = sorted(set(arguments) - _LIBRARY_ARGUMENTS[metric_name])
@@ -149,9 +151,14 @@ def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: di
         column = columns[0] if len(columns) == 1 else None
     else:
         if column is None:
-            raise ContractValidationError(
-                f"{label}: metric '{metric_name}' applies to a property; put the rule in that property's quality list"
-                + (" or give arguments.properties" if metric_name == "duplicateValues" else "")
+            return _skip(
+                label,
+                info,
+                raw.get("name") or metric_name,
+                RuleOrigin.LIBRARY,
+                f"metric '{metric_name}' measures a column but sits at schema level with no property; "
+                "put the rule in that property's quality list"
+                + (" or give arguments.properties" if metric_name == "duplicateValues" else ""),
             )
         metric = _column_library_metric(metric_name, column, arguments, scale, label)
     return MetricRule(
@@ -205,7 +212,23 @@ def _property_columns(raw: Any, ctx: RuleContext, label: str) -> tuple[str, ...]
         raise ContractValidationError(
             f"{label}: arguments.properties must be a non-empty list of property names, got: {raw!r}"
         )
-    return tuple(ctx.columns.get(p, p) for p in raw)
+    return tuple(declared_column(ctx, p, label, "arguments.properties") for p in raw)
+
+
+def declared_column(ctx: RuleContext, name: str, label: str, field: str) -> str:
+    """The column of the property a rule names (by name or physical name); a name the schema object
+    does not declare is refused at load, not found missing at run time. A schema object that
+    declares no properties states no columns to hold the name against."""
+    if name in ctx.columns:
+        return ctx.columns[name]
+    if name in ctx.columns.values() or not ctx.columns:
+        return name
+    declared = ", ".join(sorted(ctx.columns))
+    raise ContractValidationError(
+        f"{label}: {field} names property {name!r}, which {ctx.schema_label} does not declare "
+        f"(declared: {declared}); declare it or correct the name",
+        key=field,
+    )
 
 
 LONG_RANGE = 2**63
@@ -265,7 +288,7 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
     threshold = parse_threshold(label, inside or ctx.lifted_operators)
     check: str = implementation["check"]
     column = implementation.get("column")
-    column = ctx.columns.get(column, column) if column else None
+    column = declared_column(ctx, column, label, "implementation.column") if column else None
     kind = DQX_CHECKS[check]
     percentile = implementation.get("percentile")
     if percentile is not None:  # NaN passes the schema's 0–1 bounds
@@ -303,6 +326,8 @@ def _is_databricks_dqx(implementation: Any) -> bool:
 
 # --- type: custom, engine: greatExpectations -----------------------------------------------------------
 
+_COLUMN_KWARGS = ("column", "column_a", "column_b")
+"""GX expectation arguments that name one column."""
 _EXPECTATION_KEYS = ("type", "expectation_type", "expectationType", "expectation")
 _NOT_KWARGS = frozenset({*_EXPECTATION_KEYS, "kwargs", "meta", "notes", "description", "rendered_content", "id"})
 
@@ -331,8 +356,14 @@ def _gx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[st
     kwargs = {snake_case(str(k)): v for k, v in kwargs_raw.items()}
     if ctx.prop and "column" not in kwargs and _is_single_column(expectation_type):
         kwargs["column"] = ctx.prop.column
-    elif isinstance(kwargs.get("column"), str):
-        kwargs["column"] = ctx.columns.get(kwargs["column"], kwargs["column"])
+    for key in _COLUMN_KWARGS:  # snake_case has lower-cased column_A
+        if isinstance(kwargs.get(key), str):
+            kwargs[key] = declared_column(ctx, kwargs[key], label, f"implementation.kwargs.{key}")
+    if isinstance(kwargs.get("column_list"), list):
+        kwargs["column_list"] = [
+            declared_column(ctx, c, label, "implementation.kwargs.column_list") if isinstance(c, str) else c
+            for c in kwargs["column_list"]
+        ]
     meta = implementation.get("meta") or {}
     return ExpectationRule(
         name=raw.get("name") or _derived_name(ctx, expectation_type),
