@@ -16,8 +16,8 @@ from typing import Any
 from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source
 from dqx_gx.contract.problems import Problems
-from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
-from dqx_gx.contract.quality import DQX_CHECKS, checked_values, return_scale
+from dqx_gx.contract.properties import checked_regex, checked_values, is_sensitive, schema_rules
+from dqx_gx.contract.quality import DQX_CHECKS, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, ContractWarning

@@ -10,18 +10,19 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
-from dqx_gx.contract.problems import Problems
+from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, ContractWarning
-from dqx_gx.rules.rule import Rule, unique_names
+from dqx_gx.rules.rule import Rule, RuleOrigin, SchemaCheck, SkippedRule, unique_names
 from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
 
 SUPPORTED_API_VERSIONS = ("v3.0.0", "v3.0.1", "v3.0.2", "v3.1.0", "v3.2.0")
@@ -38,6 +39,14 @@ ODCS30_RULES = {
 """ODCS 3.0 ``rule:`` names → ODCS 3.1 ``metric:`` names."""
 
 LATENCY_PROPERTIES = frozenset({"latency", "ly"})
+
+UNCHECKED_SLA_PROPERTIES = {  # with an element (datacontract-cli's form); without one they are metadata
+    "retention": "how long data is kept (the oldest value's age) is not checked yet",
+    "frequency": "how often data arrives is not checked (one run sees one batch)",
+    "freshness": "datacontract-cli's freshness is not checked; write it as ODCS 'latency' for a freshness check",
+}
+"""SLA properties that state something about the data but produce no check here: each is SKIPPED with
+its reason, a ContractWarning and a lint note, so none is ignored in silence."""
 
 
 def load_odcs(source: Source | Document) -> list[Contract]:
@@ -249,7 +258,7 @@ def _contract(
     if not dataset.strip():
         found.add(path, "needs a non-blank 'name' or 'physicalName' (the dataset's name)")
     properties = _properties(obj, path, found)
-    columns = {p.name: p.column for p in properties}
+    columns = dict(_named_columns(properties))
     rules: list[Rule] = list(schema_rules(properties, f"{path}.properties", found))
     text_rules: list[TextRule] = []
     notes: list[str] = []
@@ -284,6 +293,9 @@ def _contract(
     )
     latency, sla_rules, sla_metadata = _sla(doc, (names[index], others, other_columns), columns, properties, found)
     rules.extend(sla_rules)
+    rules.extend(_relationships(obj, path, None))
+    for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
+        rules.extend(_relationships(raw_prop, f"{path}.properties[{k}]", prop.column))
     description = doc.get("description")
     return Contract(
         name=doc.get("name"),
@@ -312,7 +324,15 @@ def _properties(obj: Mapping[str, Any], path: str, found: Problems) -> tuple[Pro
     seen: dict[str, int] = {}
     for i, raw in enumerate(obj.get("properties") or []):
         where = f"{path}.properties[{i}]"
-        prop = parse_property(raw, where)
+        try:
+            prop = parse_property(raw, where)
+        except ContractValidationError as exc:
+            found.record(where, exc)
+            continue  # the schema object is now only read for its other problems
+        except INCIDENTAL:
+            if not found:
+                raise
+            continue  # the schema check has refused this property
         for key in {prop.name, prop.column}:
             if key in seen and seen[key] != i:
                 found.add(
@@ -324,17 +344,88 @@ def _properties(obj: Mapping[str, Any], path: str, found: Problems) -> tuple[Pro
     return tuple(parsed)
 
 
+def _named_columns(
+    properties: tuple[Property, ...], prefix: tuple[str, str] | None = None
+) -> Iterator[tuple[str, str]]:
+    """Property name → column, struct fields by their path (``address.zip``)."""
+    for prop in properties:
+        name, column = (
+            (f"{prefix[0]}.{prop.name}", f"{prefix[1]}.{prop.column}") if prefix else (prop.name, prop.column)
+        )
+        yield name, column
+        yield from _named_columns(prop.properties, (name, column))
+
+
 def _rules_with_owner(
     obj: Mapping[str, Any], path: str, properties: tuple[Property, ...]
 ) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
-    """Quality rules in contract order: schema level, then each property's (nested ones flagged)."""
+    """Quality rules in contract order: schema level, then each property's. A struct field's rules are
+    owned by the field, addressed by its path; those inside arrays and maps are flagged."""
     for j, raw in enumerate(obj.get("quality") or []):
         yield f"{path}.quality[{j}]", raw, None, False
     for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
-        prop_path = f"{path}.properties[{k}]"
-        for rule_path, raw in _rules_of(raw_prop, prop_path):
-            owner = rule_path.rsplit(".quality[", 1)[0]
-            yield rule_path, raw, prop, owner != prop_path
+        yield from _owned_rules(raw_prop, prop, f"{path}.properties[{k}]")
+
+
+def _owned_rules(
+    raw: Mapping[str, Any], prop: Property, path: str, *, in_array: bool = False
+) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
+    for j, rule in enumerate(raw.get("quality") or []):
+        if isinstance(rule, dict):
+            yield f"{path}.quality[{j}]", rule, prop, in_array
+    children = raw["properties"] if isinstance(raw.get("properties"), list) else []
+    for k, (raw_child, child) in enumerate(zip(children, prop.properties, strict=True)):
+        field = replace(child, name=f"{prop.name}.{child.name}", column=f"{prop.column}.{child.column}")
+        yield from _owned_rules(raw_child, field, f"{path}.properties[{k}]", in_array=in_array)
+    if isinstance(raw.get("items"), dict) and prop.items is not None:
+        yield from _owned_rules(raw["items"], replace(prop.items, column=prop.column), f"{path}.items", in_array=True)
+
+
+def _concerns(entry: Mapping[str, Any], table_names: frozenset[str], other_names: frozenset[str]) -> bool:
+    """Whether an SLA entry's element is about this schema object: it names this table, or no other."""
+    table = str(entry["element"]).strip().rpartition(".")[0]
+    return not table or table in table_names or table not in other_names
+
+
+def _unchecked_sla(where: str, prop_name: str, entry: Mapping[str, Any]) -> SkippedRule:
+    value = " ".join(str(entry[k]) for k in ("value", "unit") if k in entry)
+    element = f" on {entry['element']}" if entry.get("element") else ""
+    reason = f"SLA {prop_name} {value}{element}: {UNCHECKED_SLA_PROPERTIES[prop_name.lower()]}"
+    warnings.warn(f"{where}: {reason}; skipping", ContractWarning, stacklevel=4)
+    return SkippedRule(
+        id=where, name=f"SLA: {prop_name}", severity="P1", origin=RuleOrigin.SLA, dimension="timeliness", reason=reason
+    )
+
+
+def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iterator[SkippedRule]:
+    """Foreign keys (ODCS 3.1 ``relationships``): SKIPPED with the reason, since a run sees one dataset."""
+    for i, relation in enumerate(raw.get("relationships") or []):
+        if not isinstance(relation, Mapping):
+            continue
+        source = relation.get("from", owner)
+        target = relation.get("to")
+        targets = target if isinstance(target, list) else [target]
+        tables = sorted({str(t).rsplit(".", 1)[0] for t in targets if t is not None and "." in str(t)})
+        reason = (
+            f"foreign key {_shown_reference(source)} → {_shown_reference(target)}: checking it needs the referenced "
+            f"dataset ({', '.join(tables) or 'not named'}), and a run validates one dataset"
+        )
+        where = f"{path}.relationships[{i}]"
+        warnings.warn(f"{where}: {reason}; skipping", ContractWarning, stacklevel=3)
+        yield SkippedRule(
+            id=where,
+            name=f"foreign key {_shown_reference(source)} → {_shown_reference(target)}",
+            severity="P1",
+            origin=RuleOrigin.SCHEMA,
+            schema_check=SchemaCheck.RELATIONSHIP,
+            dimension="consistency",
+            column=owner,
+            reason=reason,
+        )
+
+
+def _shown_reference(reference: Any) -> str:
+    return "(" + ", ".join(map(str, reference)) + ")" if isinstance(reference, list) else str(reference)
 
 
 def _sla(
@@ -355,6 +446,12 @@ def _sla(
         if prop_name.lower() not in LATENCY_PROPERTIES:
             key = prop_name if prop_name not in metadata else f"{prop_name}#{i}"
             metadata[key] = {k: v for k, v in entry.items() if k != "property"}
+            if (
+                prop_name.lower() in UNCHECKED_SLA_PROPERTIES
+                and entry.get("element")
+                and _concerns(entry, table_names, other_names)
+            ):
+                rules.append(_unchecked_sla(where, prop_name, entry))
             continue
         with found.collecting(where):
             resolved = resolve_latency(

@@ -56,6 +56,11 @@ class Problems:
     def paths(self) -> list[str]:
         return [p.path for p in self._found.values()]
 
+    def record(self, path: str, error: ContractValidationError) -> None:
+        """Record a refusal raised while reading the part at ``path`` (its ``key`` extends the path)."""
+        key = getattr(error, "key", None)
+        self.add(f"{path}.{key}" if key and path else path, str(error))
+
     @contextmanager
     def collecting(self, path: str) -> Iterator[None]:
         """Record a ContractValidationError raised in the block, at ``path`` (plus the error's ``key``).
@@ -66,8 +71,7 @@ class Problems:
         try:
             yield
         except ContractValidationError as exc:
-            key = getattr(exc, "key", None)
-            self.add(f"{path}.{key}" if key and path else path, str(exc))
+            self.record(path, exc)
         except INCIDENTAL:
             if not self:
                 raise

@@ -16,10 +16,10 @@ from typing import Any
 
 from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Property, TextRule
-from dqx_gx.contract.properties import checked_regex
+from dqx_gx.contract.properties import checked_regex, checked_values
 from dqx_gx.contract.source import parse_yaml_fragment
-from dqx_gx.errors import ContractValidationError, ContractWarning, shown
-from dqx_gx.kinds import Metric, MetricKind, Scalar, Scale
+from dqx_gx.errors import ContractValidationError, ContractWarning
+from dqx_gx.kinds import Metric, MetricKind, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import OPERATOR_NAMES, finite_number, parse_threshold
@@ -69,6 +69,7 @@ class RuleContext:
     schema_label: str = "the schema object"
     """How messages name the schema object (``schema[0] 'orders'``)."""
     nested: bool = False
+    """Inside an array's elements (struct fields are not nested here: they are addressed by path)."""
     lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
 
@@ -92,7 +93,7 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
         )
     if ctx.nested:
         return _skip(
-            label, info, name or ctx.path, _origin(kind), "quality rules of nested properties are not executed"
+            label, info, name or ctx.path, _origin(kind), "quality rules inside array elements are not executed yet"
         )
     if kind == "library":
         return _library_rule(raw, ctx, label, info)
@@ -229,25 +230,6 @@ def declared_column(ctx: RuleContext, name: str, label: str, field: str) -> str:
         f"(declared: {declared}); declare it or correct the name",
         key=field,
     )
-
-
-LONG_RANGE = 2**63
-"""Integers in a value list must fit Spark's bigint: no column can hold a larger one."""
-
-
-def checked_values(raw: Any, where: str) -> tuple[Scalar, ...]:
-    """A list of values to compare a column with (set membership, sentinels), NULLs left out:
-    strings, booleans, finite numbers and integers within Spark's bigint range."""
-    if not isinstance(raw, list) or not raw:
-        raise ContractValidationError(f"{where} must be a non-empty list of values, got: {shown(raw)}")
-    for value in raw:
-        if value is not None and not isinstance(value, str | int | float | bool):
-            raise ContractValidationError(f"{where} may hold only strings, numbers and booleans, got: {shown(value)}")
-        if isinstance(value, int) and not isinstance(value, bool) and not -LONG_RANGE <= value < LONG_RANGE:
-            raise ContractValidationError(f"{where} holds {len(str(value))}-digit integer beyond Spark's bigint")
-        if isinstance(value, float):
-            finite_number(where, value)
-    return tuple(v for v in raw if v is not None)
 
 
 def return_scale(check: Mapping[str, Any]) -> Scale:

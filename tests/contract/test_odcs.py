@@ -433,7 +433,7 @@ def test_rule_without_type_or_metric_is_skipped() -> None:
     assert [r.name for r in contract.skipped_rules] == ["vague"]
 
 
-def test_nested_property_rule_is_skipped() -> None:
+def test_struct_field_rule_runs_by_path_and_array_element_rule_is_skipped() -> None:
     doc = base()
     doc["schema"][0]["properties"] = [
         {
@@ -446,11 +446,17 @@ def test_nested_property_rule_is_skipped() -> None:
                     "quality": [{"name": "c", "metric": "nullValues", "mustBe": 0}],
                 }
             ],
-        }
+        },
+        {
+            "name": "tags",
+            "logicalType": "array",
+            "items": {"logicalType": "string", "quality": [{"name": "t", "metric": "nullValues", "mustBe": 0}]},
+        },
     ]
-    with pytest.warns(ContractWarning, match=r"quality rules of nested properties are not executed"):
+    with pytest.warns(ContractWarning, match=r"quality rules inside array elements are not executed yet"):
         contract = load_one(doc)
-    assert [r.id for r in contract.skipped_rules] == ["schema[0].properties[0].properties[0].quality[0]"]
+    assert rule_named(contract, "c").expression() == "null_count(address.city) = 0"
+    assert [r.id for r in contract.skipped_rules] == ["schema[0].properties[1].items.quality[0]"]
 
 
 # --- type: custom, engine: greatExpectations ----------------------------------------------------------------
