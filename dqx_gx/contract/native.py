@@ -199,6 +199,13 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
     label = f"Check '{check['name']}'"
     info = _common(check, where, label)
     kind = check["type"]
+    if kind in ("completeness", "freshness") and _threshold(check, label) is not None:
+        # dqlib reads the validator (refusing a bad one) and then ignores it
+        warnings.warn(
+            f"{label}: a {kind} check ignores validators (min/max/equals/between/not_between), as dqlib does",
+            ContractWarning,
+            stacklevel=3,
+        )
     if kind == "completeness":
         _require_column(declared, check["partition_column"], f"{where}.partition_column")
         reason = "completeness (partition gap detection) is not implemented"

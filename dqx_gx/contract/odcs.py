@@ -193,9 +193,6 @@ def _fix(problem: Problem) -> str:
         return ": add it"
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         return ": remove it or correct its spelling"
-    if error.validator == "type":
-        expected = error.validator_value
-        return f": give {' or '.join(expected) if isinstance(expected, list) else expected}"
     if error.validator == "enum":
         return ": use one of the listed values"
     return ""

@@ -213,7 +213,8 @@ def test_schema_errors_name_the_field() -> None:
     doc = base()
     doc["schema"][0]["properties"][0]["required"] = "yes"
     with pytest.raises(
-        ContractValidationError, match=r"schema\[0\]\.properties\[0\]\.required: 'yes' is not of type 'boolean'"
+        ContractValidationError,
+        match=r"schema\[0\]\.properties\[0\]\.required: 'required' must be a boolean \(true/false\), got: string \('yes'\)$",
     ):
         Contract.from_odcs(doc)
 

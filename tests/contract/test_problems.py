@@ -75,7 +75,7 @@ def test_schema_rule_and_sla_problems_come_in_one_error() -> None:
         "slaProperties[0].value",
     }
     message = str(caught.value)
-    assert "tags: 'not a list' is not of type 'array': give array" in message
+    assert "tags: 'tags' must be a list, got: string ('not a list')" in message
     assert "Python-only group syntax (?P…); Spark runs Java regular expressions: write (?<name>…)" in message
     assert "property name 'a' is already used by schema[0].properties[0]; rename one" in message
     assert "unit must be 'rows' or 'percent', got: 'parsecs'" in message
