@@ -385,13 +385,11 @@ def _concerns(entry: Mapping[str, Any], table_names: frozenset[str], other_names
 
 
 def _unchecked_sla(where: str, prop_name: str, entry: Mapping[str, Any]) -> SkippedRule:
-    value = " ".join(str(entry[k]) for k in ("value", "unit") if k in entry)
-    element = f" on {entry['element']}" if entry.get("element") else ""
-    reason = f"SLA {prop_name} {value}{element}: {UNCHECKED_SLA_PROPERTIES[prop_name.lower()]}"
-    warnings.warn(f"{where}: {reason}; skipping", ContractWarning, stacklevel=4)
-    return SkippedRule(
-        id=where, name=f"SLA: {prop_name}", severity="P1", origin=RuleOrigin.SLA, dimension="timeliness", reason=reason
-    )
+    value = "".join(f" {entry[k]}" for k in ("value", "unit") if k in entry)
+    name = f"SLA: {prop_name}{value} on {entry['element']}"
+    reason = UNCHECKED_SLA_PROPERTIES[prop_name.lower()]
+    warnings.warn(f"{where} ({name}): {reason}; skipping", ContractWarning, stacklevel=4)
+    return SkippedRule(id=where, name=name, severity="P1", origin=RuleOrigin.SLA, dimension="timeliness", reason=reason)
 
 
 def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iterator[SkippedRule]:
@@ -403,15 +401,16 @@ def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iter
         target = relation.get("to")
         targets = target if isinstance(target, list) else [target]
         tables = sorted({str(t).rsplit(".", 1)[0] for t in targets if t is not None and "." in str(t)})
+        name = f"foreign key {_shown_reference(source)} → {_shown_reference(target)}"
         reason = (
-            f"foreign key {_shown_reference(source)} → {_shown_reference(target)}: checking it needs the referenced "
-            f"dataset ({', '.join(tables) or 'not named'}), and a run validates one dataset"
+            f"checking it needs the referenced dataset ({', '.join(tables) or 'not named'}), "
+            "and a run validates one dataset"
         )
         where = f"{path}.relationships[{i}]"
-        warnings.warn(f"{where}: {reason}; skipping", ContractWarning, stacklevel=3)
+        warnings.warn(f"{where} ({name}): {reason}; skipping", ContractWarning, stacklevel=3)
         yield SkippedRule(
             id=where,
-            name=f"foreign key {_shown_reference(source)} → {_shown_reference(target)}",
+            name=name,
             severity="P1",
             origin=RuleOrigin.SCHEMA,
             schema_check=SchemaCheck.RELATIONSHIP,

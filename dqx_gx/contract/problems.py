@@ -47,7 +47,9 @@ class Problems:
 
     def add(self, path: str, message: str) -> None:
         """Record a problem; the same message twice is one problem (the longer path is kept)."""
-        if path and message.startswith(f"{path}: "):
+        if path and message.startswith((f"{path}.", f"{path}[")) and ": " in message:
+            path, message = message.split(": ", 1)  # the message names a place inside the part: use it
+        elif path and message.startswith(f"{path}: "):
             message = message[len(path) + 2 :]
         known = self._found.get(message)
         if known is None or len(path) > len(known.path):

@@ -147,15 +147,19 @@ def test_foreign_keys_and_datacontract_sla_properties_are_skipped_with_reasons(
     assert skipped == {
         "schema[0].quality[0]": "metric 'nullValues' measures a column but sits at schema level with no property; "
         "put the rule in that property's quality list",
-        "slaProperties[0]": "SLA retention 3 y on orders.ts: how long data is kept (the oldest value's age) is not "
-        "checked yet",
-        "slaProperties[1]": "SLA frequency 1 d on orders.ts: how often data arrives is not checked (one run sees one "
-        "batch)",
-        "slaProperties[2]": "SLA freshness 1 h on orders.ts: datacontract-cli's freshness is not checked; write it as "
-        "ODCS 'latency' for a freshness check",
-        "schema[0].properties[1].relationships[0]": "foreign key user_id → users.id: checking it needs the referenced "
-        "dataset (users), and a run validates one dataset",
+        "slaProperties[0]": "how long data is kept (the oldest value's age) is not checked yet",
+        "slaProperties[1]": "how often data arrives is not checked (one run sees one batch)",
+        "slaProperties[2]": "datacontract-cli's freshness is not checked; write it as ODCS 'latency' for a freshness "
+        "check",
+        "schema[0].properties[1].relationships[0]": "checking it needs the referenced dataset (users), and a run "
+        "validates one dataset",
     }
+    assert [r.name for r in contract.skipped_rules][1:] == [
+        "SLA: retention 3 y on orders.ts",
+        "SLA: frequency 1 d on orders.ts",
+        "SLA: freshness 1 h on orders.ts",
+        "foreign key user_id → users.id",
+    ]
     assert len(messages) == len(skipped)
     assert "availability" in contract.sla_metadata
     frame = spark.createDataFrame([(1, 2, None)], "id bigint, user_id bigint, ts timestamp")
@@ -165,5 +169,5 @@ def test_foreign_keys_and_datacontract_sla_properties_are_skipped_with_reasons(
     path.write_text(yaml.safe_dump(odcs_document(schema, slaProperties=sla)))
     assert main(["lint", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "  skipped  foreign key user_id → users.id: foreign key user_id → users.id: checking it needs" in out
-    assert "  skipped  SLA: retention: SLA retention 3 y on orders.ts" in out
+    assert "  skipped  foreign key user_id → users.id: checking it needs the referenced dataset (users)" in out
+    assert "  skipped  SLA: retention 3 y on orders.ts: how long data is kept" in out

@@ -69,7 +69,7 @@ def test_schema_rule_and_sla_problems_come_in_one_error() -> None:
     assert paths == sorted(paths)
     assert set(paths) == {
         "tags",
-        "schema[0].properties[0]",
+        "schema[0].properties[0].logicalTypeOptions.pattern",
         "schema[0].properties[1].name",
         "schema[0].quality[0]",
         "slaProperties[0].value",
