@@ -40,23 +40,28 @@ class Problems:
 
     def __init__(self, document: Document) -> None:
         self._document = document
-        self._found: dict[str, Problem] = {}
+        self._found: list[Problem] = []
 
     def __bool__(self) -> bool:
         return bool(self._found)
 
     def add(self, path: str, message: str) -> None:
-        """Record a problem; the same message twice is one problem (the longer path is kept)."""
+        """Record a problem; the same message at the same place, or at a place inside it, is one problem
+        (the closer place is kept)."""
         if path and message.startswith((f"{path}.", f"{path}[")) and ": " in message:
             path, message = message.split(": ", 1)  # the message names a place inside the part: use it
         elif path and message.startswith(f"{path}: "):
             message = message[len(path) + 2 :]
-        known = self._found.get(message)
-        if known is None or len(path) > len(known.path):
-            self._found[message] = Problem(path, message, self._document.line_of(path) if path else None)
+        problem = Problem(path, message, self._document.line_of(path) if path else None)
+        for index, known in enumerate(self._found):
+            if known.message == message and (path.startswith(known.path) or known.path.startswith(path)):
+                if len(path) > len(known.path):  # the same problem seen from closer: keep the closer place
+                    self._found[index] = problem
+                return
+        self._found.append(problem)
 
     def paths(self) -> list[str]:
-        return [p.path for p in self._found.values()]
+        return [p.path for p in self._found]
 
     def record(self, path: str, error: ContractValidationError) -> None:
         """Record a refusal raised while reading the part at ``path`` (its ``key`` extends the path)."""
@@ -82,7 +87,7 @@ class Problems:
         """Refuse the document with every problem found, sorted by where it is."""
         if not self._found:
             return
-        found = sorted(self._found.values(), key=lambda p: (p.line or 0, p.path))
+        found = sorted(self._found, key=lambda p: (p.line or 0, p.path))
         origin = self._document.origin
         if len(found) == 1:
             error = ContractValidationError(f"{origin}: {found[0]}")

@@ -105,3 +105,10 @@ def test_strict_schema_lists_every_missing_and_mistyped_column(spark: SparkSessi
     assert "  - Property 'a' type mismatch: " in message
     assert "  - Property 'b': column 'b' is not in the batch (it has: 'a')" in message
     assert "  - Property 'c': column 'c' is not in the batch (it has: 'a')" in message
+
+
+def test_the_same_message_at_two_places_is_two_problems() -> None:
+    rule = {"name": "r", "metric": "rowCount", "mustBeGreaterThan": 0, "unit": "parsecs"}
+    with pytest.raises(ContractValidationError) as caught:
+        Contract.from_odcs(odcs_document([{"name": "t", "quality": [rule, rule]}]))
+    assert [p.path for p in caught.value.problems] == ["schema[0].quality[0]", "schema[0].quality[1]"]
