@@ -22,8 +22,15 @@ class ContractValidationError(_dqx_contract.ContractValidationError):
 
     The message names the offending field (a JSON path such as
     ``schema[0].properties[2].quality[1]`` or a rule/property name) and says what
-    is wrong with it.
+    is wrong with it. A document with several problems is refused once: each is a line of
+    the message, and ``problems`` holds them all (path, YAML line, message).
     """
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        """The field inside the part being read that is wrong (``mustBeBetween``), when known."""
+        self.problems: tuple[Any, ...] = ()
 
 
 class SchemaValidationError(_dqx_contract.SchemaValidationError):

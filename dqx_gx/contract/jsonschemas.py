@@ -196,8 +196,36 @@ def _most_specific(error: ValidationError) -> Problem:
             break
         chosen = deeper
     message = chosen.schema.get("x-message") if isinstance(chosen.schema, dict) else None
-    text = _fill(message, chosen) if isinstance(message, str) else chosen.message
+    if isinstance(message, str):
+        text = _fill(message, chosen)
+    elif chosen.validator == "type":
+        text = _type_message(chosen)
+    else:
+        text = chosen.message
     return Problem(tuple(chosen.absolute_path), text, chosen)
+
+
+_TYPE_WORDS = {
+    "string": "a string",
+    "array": "a list",
+    "object": "a mapping",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "a boolean (true/false)",
+    "null": "null",
+}
+_VALUE_WORDS = {str: "string", bool: "boolean", int: "integer", float: "number", list: "list", dict: "mapping"}
+
+
+def _type_message(error: ValidationError) -> str:
+    """A type error as dqlib words it: the field, the type it must have and what it got
+    (``'name' must be a string, got: integer (5)``)."""
+    expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    wanted = " or ".join(_TYPE_WORDS.get(str(t), str(t)) for t in expected)
+    field = error.absolute_path[-1] if error.absolute_path else "the document"
+    got = "null" if error.instance is None else _VALUE_WORDS.get(type(error.instance), type(error.instance).__name__)
+    name = f"{field!r}" if isinstance(field, str) else f"item {field}"
+    return f"{name} must be {wanted}, got: {got} ({shown(error.instance)})"
 
 
 class _Fields(dict[str, str]):
@@ -218,7 +246,12 @@ def _fill(template: str, error: ValidationError) -> str:
 
 def _best_context(error: ValidationError) -> ValidationError | None:
     """The one sub-error worth showing, or None when the branches disagree (keep the summary)."""
-    relevant = [e for e in error.context or () if e.validator not in ("required", "oneOf", "anyOf")]
+    # a missing key or a failed choice deeper inside a branch (a struct field's description) says more
+    relevant = [
+        e
+        for e in error.context or ()
+        if e.validator not in ("required", "oneOf", "anyOf") or len(e.absolute_path) > len(error.absolute_path)
+    ]
     deepest = max((len(e.absolute_path) for e in relevant), default=-1)
     if deepest <= len(error.absolute_path):
         return None

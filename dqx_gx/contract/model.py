@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from dqx_gx.kinds import Scalar
 from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
 from dqx_gx.sources.servers import Server
 
@@ -51,6 +52,8 @@ class Property:
     sensitive: bool = False
     """Classified restricted, confidential, sensitive or pii, or marked ``pii`` (SPEC §5): its values
     are shown as ``***`` in every output."""
+    valid_values: tuple[Scalar, ...] = ()
+    """The values it may hold: ODCS 3.2 ``enum`` or datacontract-cli's ``enum`` custom property."""
 
 
 @dataclass(frozen=True)

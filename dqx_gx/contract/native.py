@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.jsonschemas import joined, own_validator, problems
+from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source
-from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
-from dqx_gx.contract.quality import DQX_CHECKS, checked_values, completeness, return_scale
+from dqx_gx.contract.problems import Problems
+from dqx_gx.contract.properties import checked_regex, checked_values, is_sensitive, schema_rules
+from dqx_gx.contract.quality import DQX_CHECKS, completeness, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
@@ -57,34 +58,41 @@ def load_native(source: Source | Document) -> Contract:
     """A Contract from the DQX native format (see ``Contract.from_yaml``)."""
     document = read_document(source)
     data = document.data
-    found = problems(own_validator("dqx-native-contract"), data)
-    if found:
-        raise ContractValidationError(joined(document.origin, [p.text for p in found]))
+    found = Problems(document)
+    for problem in problems(own_validator("dqx-native-contract"), data):
+        found.add(problem.location, problem.message)
+    if found:  # the document's shape is wrong: what is built from it would only repeat that
+        found.raise_if_any()
     columns = data["columns"]
     properties = tuple(_property(column) for column in columns)
-    declared = _declared_columns(properties)
+    declared = _declared_columns(properties, found)
     metadata = data.get("metadata") or {}
     partitioned_by = tuple(metadata.get("partitioned_by") or ())
     for i, name in enumerate(partitioned_by):
-        _require_column(declared, name, f"metadata.partitioned_by[{i}]")
-    rules: list[Rule] = list(schema_rules(properties, "columns"))
+        with found.collecting(f"metadata.partitioned_by[{i}]"):
+            _require_column(declared, name, f"metadata.partitioned_by[{i}]")
+    rules: list[Rule] = list(schema_rules(properties, "columns", found))
     for i, check in enumerate(data.get("checks") or []):
-        rules.append(_table_check(check, f"checks[{i}]", declared))
+        with found.collecting(f"checks[{i}]"):
+            rules.append(_table_check(check, f"checks[{i}]", declared))
     for i, column in enumerate(columns):
         for j, check in enumerate(column.get("checks") or []):
-            rules.append(_column_check(check, f"columns[{i}].checks[{j}]", properties[i]))
+            with found.collecting(f"columns[{i}].checks[{j}]"):
+                rules.append(_column_check(check, f"columns[{i}].checks[{j}]", properties[i]))
     latency = None
     if data.get("sla") is not None:
-        timestamp_column = metadata.get("timestamp_column")
-        if timestamp_column is not None and not partitioned_by:
-            _require_column(declared, timestamp_column, "metadata.timestamp_column")
-        latency = cron_latency(
-            data["sla"]["schedule"],
-            finite_number("sla.lag_hours", data["sla"]["lag_hours"]),
-            partitioned_by=partitioned_by,
-            timestamp_column=timestamp_column,
-        )
-        rules.append(freshness_rule("sla", latency))
+        with found.collecting("sla"):
+            timestamp_column = metadata.get("timestamp_column")
+            if timestamp_column is not None and not partitioned_by:
+                _require_column(declared, timestamp_column, "metadata.timestamp_column")
+            latency = cron_latency(
+                data["sla"]["schedule"],
+                finite_number("sla.lag_hours", data["sla"]["lag_hours"]),
+                partitioned_by=partitioned_by,
+                timestamp_column=timestamp_column,
+            )
+            rules.append(freshness_rule("sla", latency))
+    found.raise_if_any()
     return Contract(
         name=data["name"],
         version=data["version"],
@@ -102,11 +110,11 @@ def load_native(source: Source | Document) -> Contract:
     )
 
 
-def _declared_columns(properties: tuple[Property, ...]) -> frozenset[str]:
+def _declared_columns(properties: tuple[Property, ...], found: Problems) -> frozenset[str]:
     seen: set[str] = set()
     for i, prop in enumerate(properties):
         if prop.name in seen:
-            raise ContractValidationError(f"columns[{i}].name: column {prop.name!r} is declared twice")
+            found.add(f"columns[{i}].name", f"column {prop.name!r} is declared twice; rename or remove one")
         seen.add(prop.name)
     return frozenset(seen)
 
@@ -190,6 +198,12 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
     label = f"Check '{check['name']}'"
     info = _common(check, where, label)
     kind = check["type"]
+    if kind in ("completeness", "freshness") and _threshold(check, label) is not None:
+        # dqlib reads the validator (refusing a bad one) and then ignores it
+        warn_contract(
+            f"{label}: a {kind} check ignores validators (min/max/equals/between/not_between), as dqlib does",
+            stacklevel=3,
+        )
     if kind == "completeness":
         column = check["partition_column"]
         _require_column(declared, column, f"{where}.partition_column")

@@ -8,19 +8,20 @@ schema before anything else looks at it, then DQX's own rules apply.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.jsonschemas import Problem, joined, json_path, odcs_problems
+from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
+from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
-from dqx_gx.rules.rule import Rule, unique_names
+from dqx_gx.rules.rule import Rule, RuleOrigin, SchemaCheck, SkippedRule, unique_names
 from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
 from dqx_gx.sources.servers import parse_servers
 
@@ -39,27 +40,49 @@ ODCS30_RULES = {
 
 LATENCY_PROPERTIES = frozenset({"latency", "ly"})
 
+UNCHECKED_SLA_PROPERTIES = {  # with an element (datacontract-cli's form); without one they are metadata
+    "retention": "how long data is kept (the oldest value's age) is not checked yet",
+    "frequency": "how often data arrives is not checked (one run sees one batch)",
+    "freshness": "datacontract-cli's freshness is not checked; write it as ODCS 'latency' for a freshness check",
+}
+"""SLA properties that state something about the data but produce no check here: each is SKIPPED with
+its reason, a ContractWarning and a lint note, so none is ignored in silence."""
+
 
 def load_odcs(source: Source | Document) -> list[Contract]:
     """Contracts of an ODCS document, one per ``schema[]`` object (see ``Contract.from_odcs``)."""
     document = read_document(source)
-    normalised, lifted = _normalise(document.data)
+    found = Problems(document)
+    normalised, lifted = _normalise(document.data, found)
     normalised.pop("servers", None)  # a contract is never refused for its servers (SPEC §2): parsed apart
-    _validate(normalised, document.origin)
+    _validate(normalised, found)
     servers = parse_servers(document.data.get("servers"), document.origin)
-    schema_objects = normalised.get("schema") or []
-    names = [frozenset(filter(None, (s.get("name"), s.get("physicalName")))) for s in schema_objects]
-    contracts = [
-        _contract(normalised, index, names=names, lifted=lifted, origin=document.origin)
-        for index in range(len(schema_objects))
-    ]
-    return [dataclasses.replace(contract, servers=servers) for contract in contracts]
+    schema_objects = normalised.get("schema")
+    schema_objects = schema_objects if isinstance(schema_objects, list) else []
+    names = [_names(obj) for obj in schema_objects]
+    contracts = []
+    for index, obj in enumerate(schema_objects):
+        if not isinstance(obj, dict):
+            continue  # the schema check reported it
+        with found.collecting(f"schema[{index}]"):
+            contracts.append(
+                _contract(normalised, index, names=names, lifted=lifted, origin=document.origin, found=found)
+            )
+    found.raise_if_any()
+    return [replace(contract, servers=servers) for contract in contracts]
+
+
+def _names(obj: Any) -> frozenset[str]:
+    """The names a schema object is known by: its ``name`` and ``physicalName``."""
+    if not isinstance(obj, dict):
+        return frozenset()
+    return frozenset(n for n in (obj.get("name"), obj.get("physicalName")) if isinstance(n, str) and n)
 
 
 # --- normalisation ---------------------------------------------------------------------------------
 
 
-def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def _normalise(data: dict[str, Any], found: Problems) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """Rewrite deprecated forms; lift operators written beside an ``engine: dqx`` implementation.
 
     Returns the normalised copy and the lifted operators by rule path (each one a lint note,
@@ -73,22 +96,19 @@ def _normalise(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
             old = rule["rule"]
             new = ODCS30_RULES.get(old) if isinstance(old, str) else None
             if new is None:
-                raise ContractValidationError(
-                    f"{path}.rule: {old!r} is not an ODCS library rule (known: {', '.join(ODCS30_RULES)})"
-                )
+                found.add(f"{path}.rule", f"{old!r} is not an ODCS library rule (known: {', '.join(ODCS30_RULES)})")
+                continue
             if "metric" in rule and rule["metric"] != new:
-                raise ContractValidationError(
-                    f"{path}: 'rule: {old}' and 'metric: {rule['metric']}' disagree; keep only 'metric'"
-                )
+                found.add(path, f"'rule: {old}' and 'metric: {rule['metric']}' disagree; keep only 'metric'")
+                continue
             rule["metric"] = new
             del rule["rule"]
             warn_contract(f"{label}: 'rule: {old}' is the ODCS 3.0 form; read as 'metric: {new}'", stacklevel=3)
         if "validValues" in rule:
             arguments = rule.setdefault("arguments", {})
             if not isinstance(arguments, dict) or "validValues" in arguments:
-                raise ContractValidationError(
-                    f"{path}: validValues given both beside the rule and in arguments; keep arguments.validValues"
-                )
+                found.add(path, "validValues given both beside the rule and in arguments; keep arguments.validValues")
+                continue
             arguments["validValues"] = rule.pop("validValues")
             warn_contract(
                 f"{label}: top-level 'validValues' is deprecated; read as 'arguments.validValues'", stacklevel=3
@@ -109,6 +129,14 @@ def _lifted_note(path: str, rule: Mapping[str, Any], operators: Mapping[str, Any
     return (
         f"{_rule_label(path, rule)}: operator {', '.join(operators)} sits beside 'implementation' (DQX's form); "
         "other ODCS tools reject it — move it inside the implementation for a portable contract"
+    )
+
+
+def _no_severity_note(path: str, rule: Mapping[str, Any]) -> str:
+    """The lint note for a rule without a severity (SPEC §3: P1)."""
+    return (
+        f"{_rule_label(path, rule)}: no severity, so DQX reads it as P1 (warning); other ODCS tools treat a rule "
+        "without severity as an error — write 'severity: error' or 'severity: warning'"
     )
 
 
@@ -140,19 +168,32 @@ def _rules_of(element: dict[str, Any], path: str) -> Iterator[tuple[str, dict[st
 # --- validation --------------------------------------------------------------------------------------
 
 
-def _validate(doc: dict[str, Any], origin: str) -> None:
-    found = odcs_problems(doc)
-    if found:
-        messages = [_odcs_message(doc, p) for p in found]
-        raise ContractValidationError(joined(origin, messages))
+def _validate(doc: dict[str, Any], found: Problems) -> None:
+    """Add the official schema's problems and DQX's own requirements (``status``, the apiVersion)."""
+    for problem in odcs_problems(doc):
+        message = _odcs_message(doc, problem)
+        found.add(problem.location, message if message != problem.text else problem.message + _fix(problem))
     if "status" not in doc:
-        raise ContractValidationError(f"{origin}: 'status' is a required property")
-    api_version = doc["apiVersion"]
-    if api_version not in SUPPORTED_API_VERSIONS:
-        raise ContractValidationError(
-            f"{origin}: apiVersion {api_version!r} is not supported; dqx-gx reads ODCS "
-            f"{SUPPORTED_API_VERSIONS[0]}–{SUPPORTED_API_VERSIONS[-1]}"
+        found.add("status", "'status' is a required property (DQX requires it): add e.g. 'status: active'")
+    api_version = doc.get("apiVersion")
+    if isinstance(api_version, str) and api_version not in SUPPORTED_API_VERSIONS:
+        found.add(
+            "apiVersion",
+            f"apiVersion {api_version!r} is not supported; dqx-gx reads ODCS "
+            f"{SUPPORTED_API_VERSIONS[0]}–{SUPPORTED_API_VERSIONS[-1]}",
         )
+
+
+def _fix(problem: Problem) -> str:
+    """What to do about a schema problem, where the validator's message does not say it."""
+    error = problem.error
+    if error.validator == "required":
+        return ": add it"
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        return ": remove it or correct its spelling"
+    if error.validator == "enum":
+        return ": use one of the listed values"
+    return ""
 
 
 def _odcs_message(doc: Mapping[str, Any], problem: Problem) -> str:
@@ -203,32 +244,53 @@ def _contract(
     names: list[frozenset[str]],
     lifted: dict[str, dict[str, Any]],
     origin: str,
+    found: Problems,
 ) -> Contract:
+    """One schema object's Contract; each part's problems go to ``found`` (the Contract is then discarded)."""
     obj = doc["schema"][index]
     path = f"schema[{index}]"
     dataset = obj.get("physicalName") or obj["name"]
     if not dataset.strip():
-        raise ContractValidationError(f"{path}: needs a non-blank 'name' or 'physicalName' (the dataset's name)")
-    properties = _properties(obj, path)
-    columns = {p.name: p.column for p in properties}
-    rules: list[Rule] = list(schema_rules(properties, f"{path}.properties"))
+        found.add(path, "needs a non-blank 'name' or 'physicalName' (the dataset's name)")
+    properties = _properties(obj, path, found)
+    columns = dict(_named_columns(properties))
+    rules: list[Rule] = list(schema_rules(properties, f"{path}.properties", found))
     text_rules: list[TextRule] = []
     notes: list[str] = []
+    refused = found.paths()
     for rule_path, raw, prop, nested in _rules_with_owner(obj, path, properties):
+        if any(p == rule_path or p.startswith((f"{rule_path}.", f"{rule_path}[")) for p in refused):
+            continue  # the schema check already said what is wrong with it
         if rule_path in lifted:
             notes.append(_lifted_note(rule_path, raw, lifted[rule_path]))
         ctx = RuleContext(
             path=rule_path,
             prop=prop,
             columns=columns,
+            schema_label=f"{path} {obj.get('name')!r}",
             nested=nested,
             lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
         )
-        parsed = parse_quality_rule(raw, ctx)
-        (text_rules if isinstance(parsed, TextRule) else rules).append(parsed)  # type: ignore[arg-type]
+        with found.collecting(rule_path):
+            parsed = parse_quality_rule(raw, ctx)
+            (text_rules if isinstance(parsed, TextRule) else rules).append(parsed)  # type: ignore[arg-type]
+            if not isinstance(parsed, TextRule) and raw.get("severity") is None:
+                notes.append(_no_severity_note(rule_path, raw))
     others = frozenset().union(*(n for i, n in enumerate(names) if i != index)) - names[index]
-    latency, sla_rules, sla_metadata = _sla(doc, names[index], others, columns, properties)
+    other_columns = frozenset(
+        name
+        for i, other in enumerate(doc["schema"])
+        if i != index and isinstance(other, dict)
+        for prop in other.get("properties") or []
+        if isinstance(prop, dict)
+        for name in (prop.get("name"), prop.get("physicalName"))
+        if isinstance(name, str)
+    )
+    latency, sla_rules, sla_metadata = _sla(doc, (names[index], others, other_columns), columns, properties, found)
     rules.extend(sla_rules)
+    rules.extend(_relationships(obj, path, None))
+    for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
+        rules.extend(_relationships(raw_prop, f"{path}.properties[{k}]", prop.column))
     description = doc.get("description")
     return Contract(
         name=doc.get("name"),
@@ -252,41 +314,122 @@ def _contract(
     )
 
 
-def _properties(obj: Mapping[str, Any], path: str) -> tuple[Property, ...]:
+def _properties(obj: Mapping[str, Any], path: str, found: Problems) -> tuple[Property, ...]:
     parsed: list[Property] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(obj.get("properties") or []):
-        prop = parse_property(raw, f"{path}.properties[{i}]")
+        where = f"{path}.properties[{i}]"
+        try:
+            prop = parse_property(raw, where)
+        except ContractValidationError as exc:
+            found.record(where, exc)
+            continue  # the schema object is now only read for its other problems
+        except INCIDENTAL:
+            if not found:
+                raise
+            continue  # the schema check has refused this property
         for key in {prop.name, prop.column}:
             if key in seen and seen[key] != i:
-                raise ContractValidationError(
-                    f"{path}.properties[{i}]: property name {key!r} is already used by {path}.properties[{seen[key]}]"
+                found.add(
+                    f"{where}.name",
+                    f"property name {key!r} is already used by {path}.properties[{seen[key]}]; rename one",
                 )
             seen[key] = i
         parsed.append(prop)
     return tuple(parsed)
 
 
+def _named_columns(
+    properties: tuple[Property, ...], prefix: tuple[str, str] | None = None
+) -> Iterator[tuple[str, str]]:
+    """Property name → column, struct fields by their path (``address.zip``)."""
+    for prop in properties:
+        name, column = (
+            (f"{prefix[0]}.{prop.name}", f"{prefix[1]}.{prop.column}") if prefix else (prop.name, prop.column)
+        )
+        yield name, column
+        yield from _named_columns(prop.properties, (name, column))
+
+
 def _rules_with_owner(
     obj: Mapping[str, Any], path: str, properties: tuple[Property, ...]
 ) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
-    """Quality rules in contract order: schema level, then each property's (nested ones flagged)."""
+    """Quality rules in contract order: schema level, then each property's. A struct field's rules are
+    owned by the field, addressed by its path; those inside arrays and maps are flagged."""
     for j, raw in enumerate(obj.get("quality") or []):
         yield f"{path}.quality[{j}]", raw, None, False
     for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
-        prop_path = f"{path}.properties[{k}]"
-        for rule_path, raw in _rules_of(raw_prop, prop_path):
-            owner = rule_path.rsplit(".quality[", 1)[0]
-            yield rule_path, raw, prop, owner != prop_path
+        yield from _owned_rules(raw_prop, prop, f"{path}.properties[{k}]")
+
+
+def _owned_rules(
+    raw: Mapping[str, Any], prop: Property, path: str, *, in_array: bool = False
+) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
+    for j, rule in enumerate(raw.get("quality") or []):
+        if isinstance(rule, dict):
+            yield f"{path}.quality[{j}]", rule, prop, in_array
+    children = raw["properties"] if isinstance(raw.get("properties"), list) else []
+    for k, (raw_child, child) in enumerate(zip(children, prop.properties, strict=True)):
+        field = replace(child, name=f"{prop.name}.{child.name}", column=f"{prop.column}.{child.column}")
+        yield from _owned_rules(raw_child, field, f"{path}.properties[{k}]", in_array=in_array)
+    if isinstance(raw.get("items"), dict) and prop.items is not None:
+        yield from _owned_rules(raw["items"], replace(prop.items, column=prop.column), f"{path}.items", in_array=True)
+
+
+def _concerns(entry: Mapping[str, Any], table_names: frozenset[str], other_names: frozenset[str]) -> bool:
+    """Whether an SLA entry's element is about this schema object: it names this table, or no other."""
+    table = str(entry["element"]).strip().rpartition(".")[0]
+    return not table or table in table_names or table not in other_names
+
+
+def _unchecked_sla(where: str, prop_name: str, entry: Mapping[str, Any]) -> SkippedRule:
+    value = "".join(f" {entry[k]}" for k in ("value", "unit") if k in entry)
+    name = f"SLA: {prop_name}{value} on {entry['element']}"
+    reason = UNCHECKED_SLA_PROPERTIES[prop_name.lower()]
+    warn_contract(f"{where} ({name}): {reason}; skipping", stacklevel=4)
+    return SkippedRule(id=where, name=name, severity="P1", origin=RuleOrigin.SLA, dimension="timeliness", reason=reason)
+
+
+def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iterator[SkippedRule]:
+    """Foreign keys (ODCS 3.1 ``relationships``): SKIPPED with the reason, since a run sees one dataset."""
+    for i, relation in enumerate(raw.get("relationships") or []):
+        if not isinstance(relation, Mapping):
+            continue
+        source = relation.get("from", owner)
+        target = relation.get("to")
+        targets = target if isinstance(target, list) else [target]
+        tables = sorted({str(t).rsplit(".", 1)[0] for t in targets if t is not None and "." in str(t)})
+        name = f"foreign key {_shown_reference(source)} → {_shown_reference(target)}"
+        reason = (
+            f"checking it needs the referenced dataset ({', '.join(tables) or 'not named'}), "
+            "and a run validates one dataset"
+        )
+        where = f"{path}.relationships[{i}]"
+        warn_contract(f"{where} ({name}): {reason}; skipping", stacklevel=3)
+        yield SkippedRule(
+            id=where,
+            name=name,
+            severity="P1",
+            origin=RuleOrigin.SCHEMA,
+            schema_check=SchemaCheck.RELATIONSHIP,
+            dimension="consistency",
+            column=owner,
+            reason=reason,
+        )
+
+
+def _shown_reference(reference: Any) -> str:
+    return "(" + ", ".join(map(str, reference)) + ")" if isinstance(reference, list) else str(reference)
 
 
 def _sla(
     doc: Mapping[str, Any],
-    table_names: frozenset[str],
-    other_names: frozenset[str],
+    names: tuple[frozenset[str], frozenset[str], frozenset[str]],
     columns: Mapping[str, str],
     properties: tuple[Property, ...],
+    found: Problems,
 ) -> tuple[SlaLatency | None, list[Rule], dict[str, Any]]:
+    table_names, other_names, other_columns = names  # this object's, the others', the others' columns
     partition = next((p.column for p in properties if p.partitioned and p.partition_key_position == 1), None)
     latency: SlaLatency | None = None
     rules: list[Rule] = []
@@ -297,16 +440,26 @@ def _sla(
         if prop_name.lower() not in LATENCY_PROPERTIES:
             key = prop_name if prop_name not in metadata else f"{prop_name}#{i}"
             metadata[key] = {k: v for k, v in entry.items() if k != "property"}
+            if (
+                prop_name.lower() in UNCHECKED_SLA_PROPERTIES
+                and entry.get("element")
+                and _concerns(entry, table_names, other_names)
+            ):
+                rules.append(_unchecked_sla(where, prop_name, entry))
             continue
-        resolved = resolve_latency(
-            entry,
-            where,
-            default_element=doc.get("slaDefaultElement"),
-            table_names=table_names,
-            other_table_names=other_names,
-            columns_by_property=columns,
-            partition_column=partition,
-        )
+        with found.collecting(where):
+            resolved = resolve_latency(
+                entry,
+                where,
+                default_element=doc.get("slaDefaultElement"),
+                table_names=table_names,
+                other_table_names=other_names,
+                columns_by_property=columns,
+                other_columns=other_columns,
+                partition_column=partition,
+            )
+        if found:
+            continue
         if resolved.skip_reason is not None:
             rules.append(skipped_freshness(where, resolved.skip_reason))
         elif resolved.latency is not None:

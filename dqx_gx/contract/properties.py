@@ -8,15 +8,19 @@ P0 (DQX raises SchemaValidationError for them); value bounds are P1.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
+from contextlib import nullcontext, suppress
+from dataclasses import replace
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.model import SENSITIVE_CLASSES, Property
-from dqx_gx.errors import ContractValidationError
-from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.contract.problems import Problems
+from dqx_gx.errors import ContractValidationError, shown, warn_contract
+from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind, Scalar
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator, Threshold, finite_number
 
@@ -51,7 +55,25 @@ def parse_property(raw: Mapping[str, Any], path: str) -> Property:
         map_value=_nested(map_block.get("value"), f"{path}.map.value"),
         description=raw.get("description"),
         sensitive=is_sensitive(raw),
+        valid_values=_enum_values(raw, path),
     )
+
+
+def _enum_values(raw: Mapping[str, Any], path: str) -> tuple[Scalar, ...]:
+    """A property's valid-value list: ODCS 3.2 ``enum: [{value: …}]`` (RFC 0033) or datacontract-cli's
+    ``customProperties: [{property: enum, value: […]}]``."""
+    if isinstance(raw.get("enum"), list):
+        values = [entry.get("value") for entry in raw["enum"] if isinstance(entry, Mapping)]
+        return checked_values(values, f"{path}.enum")
+    custom = raw.get("customProperties")
+    for i, entry in enumerate(custom if isinstance(custom, list) else []):
+        if isinstance(entry, Mapping) and entry.get("property") == "enum":
+            value = entry.get("value")
+            if isinstance(value, str) and value.lstrip().startswith("["):  # datacontract-cli writes JSON text too
+                with suppress(json.JSONDecodeError):  # else refused below, quoting it
+                    value = json.loads(value)
+            return checked_values(value, f"{path}.customProperties[{i}].value (enum)")
+    return ()
 
 
 def is_sensitive(raw: Mapping[str, Any]) -> bool:
@@ -108,11 +130,12 @@ def data_type(prop: Property) -> DataType | None:
     )
 
 
-def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule]:
+def schema_rules(properties: tuple[Property, ...], collection: str, found: Problems | None = None) -> list[Rule]:
     """The rules a schema object's properties declare, in property order.
 
     ``collection`` is the JSON path of the property list (``schema[0].properties``
-    or ``columns``); rule ids extend it.
+    or ``columns``); rule ids extend it. With ``found``, a property's problem is recorded
+    there and the other properties are still read.
     """
     rules: list[Rule] = []
     primary_key = _primary_key(properties)
@@ -120,23 +143,13 @@ def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule
         where = f"{collection}[{index}]"
         rules.append(_type_rule(prop, where))
         if prop.required or prop in primary_key:
-            reason = "required" if prop.required else "part of the primary key"
-            rules.append(
-                MetricRule(
-                    id=f"{where}.required",
-                    name=f"{prop.name} has no nulls ({reason})",
-                    severity="P0",
-                    origin=RuleOrigin.SCHEMA,
-                    schema_check=SchemaCheck.REQUIRED,
-                    dimension="completeness",
-                    column=prop.column,
-                    metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
-                    threshold=_NO_VIOLATIONS,
-                )
-            )
+            rules.append(_required_rule(prop, where, "required" if prop.required else "part of the primary key"))
         if prop.unique and primary_key != (prop,):
             rules.append(_uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,)))
-        rules.extend(_option_rules(prop, where))
+        with found.collecting(where) if found is not None else nullcontext():
+            rules.extend(_option_rules(prop, where))
+            rules.extend(_enum_rule(prop, where))
+        rules.extend(_nested_rules(prop, where, ancestors_required=prop.required))
     if primary_key:
         first = properties.index(primary_key[0])
         names = ", ".join(p.name for p in primary_key)
@@ -146,6 +159,102 @@ def schema_rules(properties: tuple[Property, ...], collection: str) -> list[Rule
             )
         )
     return rules
+
+
+def _nested_rules(parent: Property, where: str, *, ancestors_required: bool, in_array: bool = False) -> Iterator[Rule]:
+    """The declarations of a struct's fields, checked by path (``address.zip``); inside an array they
+    are SKIPPED with the reason. Their types are part of the parent's type rule."""
+    children = [(f"{where}.properties[{k}]", child) for k, child in enumerate(parent.properties)]
+    if parent.items is not None:
+        children.append((f"{where}.items", parent.items))
+    for child_where, child in children:
+        is_item = child is parent.items
+        inside = in_array or is_item
+        prop = replace(
+            child,
+            name=parent.name if is_item else f"{parent.name}.{child.name}",
+            column=parent.column if is_item else f"{parent.column}.{child.column}",
+        )
+        if not is_item:
+            yield from _nested_declarations(prop, child_where, ancestors_required=ancestors_required, in_array=inside)
+        elif prop.required or prop.unique or prop.logical_type_options or prop.valid_values:
+            yield _skipped_nested(prop, child_where, "declarations", "array elements are not checked yet")
+        yield from _nested_rules(
+            prop, child_where, ancestors_required=ancestors_required and child.required, in_array=inside
+        )
+
+
+def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool, in_array: bool) -> Iterator[Rule]:
+    declared = [k for k, on in (("required", prop.required), ("unique", prop.unique)) if on]
+    declared += [
+        f"logicalTypeOptions.{k}" for k in prop.logical_type_options if k not in ("timezone", "defaultTimezone")
+    ]
+    declared += ["enum"] if prop.valid_values else []
+    if in_array:
+        if declared:
+            yield _skipped_nested(prop, where, ", ".join(declared), "fields of array elements are not checked yet")
+        return
+    if prop.required:
+        if ancestors_required:
+            yield _required_rule(prop, where, "required")
+        else:
+            yield _skipped_nested(
+                prop,
+                where,
+                "required",
+                "a field of an optional struct: Spark reads it as NULL wherever the struct is NULL, so a NULL "
+                "count cannot tell a missing field from a missing struct; make the enclosing properties required",
+            )
+    if prop.unique:
+        yield _uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,))
+    yield from _option_rules(prop, where)
+    yield from _enum_rule(prop, where)
+
+
+def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedRule:
+    reason = f"{what} of {prop.name!r}: {why}"
+    warn_contract(f"{where} (property '{prop.name}'): {reason}; skipping", stacklevel=2)
+    return SkippedRule(
+        id=f"{where}.nested",
+        name=f"{prop.name} {what}",
+        severity="P1",
+        origin=RuleOrigin.SCHEMA,
+        dimension="conformity",
+        column=prop.column,
+        reason=reason,
+    )
+
+
+def _required_rule(prop: Property, where: str, reason: str) -> MetricRule:
+    return MetricRule(
+        id=f"{where}.required",
+        name=f"{prop.name} has no nulls ({reason})",
+        severity="P0",
+        origin=RuleOrigin.SCHEMA,
+        schema_check=SchemaCheck.REQUIRED,
+        dimension="completeness",
+        column=prop.column,
+        metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
+        threshold=_NO_VIOLATIONS,
+    )
+
+
+def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule]:
+    """The valid-value list as a rule: every value is one of them (NULL too counts as invalid,
+    as with ``invalidValues``; SPEC §3). P1, like the other value constraints."""
+    if not prop.valid_values:
+        return
+    yield MetricRule(
+        id=f"{where}.enum",
+        name=f"{prop.name} is one of its enum values",
+        severity="P1",
+        origin=RuleOrigin.SCHEMA,
+        schema_check=SchemaCheck.ENUM,
+        dimension="conformity",
+        column=prop.column,
+        metric=Metric(MetricKind.INVALID_COUNT, (prop.column,), values=prop.valid_values),
+        threshold=_NO_VIOLATIONS,
+    )
 
 
 def _type_rule(prop: Property, where: str) -> TypeRule:
@@ -288,6 +397,25 @@ def _temporal_bound(prop: Property, key: str, value: Any, rule_id: str) -> str:
             f"{'' if prop.logical_type == 'date' else 'T12:00:00'})"
         ) from None
     return text
+
+
+LONG_RANGE = 2**63
+"""Integers in a value list must fit Spark's bigint: no column can hold a larger one."""
+
+
+def checked_values(raw: Any, where: str) -> tuple[Scalar, ...]:
+    """A list of values to compare a column with (set membership, sentinels), NULLs left out:
+    strings, booleans, finite numbers and integers within Spark's bigint range."""
+    if not isinstance(raw, list) or not raw:
+        raise ContractValidationError(f"{where} must be a non-empty list of values, got: {shown(raw)}")
+    for value in raw:
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise ContractValidationError(f"{where} may hold only strings, numbers and booleans, got: {shown(value)}")
+        if isinstance(value, int) and not isinstance(value, bool) and not -LONG_RANGE <= value < LONG_RANGE:
+            raise ContractValidationError(f"{where} holds {len(str(value))}-digit integer beyond Spark's bigint")
+        if isinstance(value, float):
+            finite_number(where, value)
+    return tuple(v for v in raw if v is not None)
 
 
 _PYTHON_ONLY_REGEX = re.compile(r"\(\?P[<=>]")

@@ -15,10 +15,10 @@ from typing import Any
 
 from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Property, TextRule
-from dqx_gx.contract.properties import checked_regex
+from dqx_gx.contract.properties import checked_regex, checked_values
 from dqx_gx.contract.source import parse_yaml_fragment
-from dqx_gx.errors import ContractValidationError, shown, warn_contract
-from dqx_gx.kinds import Metric, MetricKind, Scalar, Scale
+from dqx_gx.errors import ContractValidationError, warn_contract
+from dqx_gx.kinds import Metric, MetricKind, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import OPERATOR_NAMES, Operator, Threshold, finite_number, parse_threshold
@@ -65,7 +65,10 @@ class RuleContext:
     """The property whose ``quality`` list holds the rule; None at schema level."""
     columns: Mapping[str, str]
     """Property name → column name, to resolve names a rule mentions."""
+    schema_label: str = "the schema object"
+    """How messages name the schema object (``schema[0] 'orders'``)."""
     nested: bool = False
+    """Inside an array's elements (struct fields are not nested here: they are addressed by path)."""
     lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
 
@@ -89,7 +92,7 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
         )
     if ctx.nested:
         return _skip(
-            label, info, name or ctx.path, _origin(kind), "quality rules of nested properties are not executed"
+            label, info, name or ctx.path, _origin(kind), "quality rules inside array elements are not executed yet"
         )
     if kind == "library":
         return _library_rule(raw, ctx, label, info)
@@ -128,7 +131,7 @@ def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reaso
 # --- library metrics ------------------------------------------------------------------------------
 
 
-def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> MetricRule:
+def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> Rule:
     metric_name: str = raw["metric"]
     arguments = raw.get("arguments") or {}
     unknown = sorted(set(arguments) - _LIBRARY_ARGUMENTS[metric_name])
@@ -148,9 +151,14 @@ def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: di
         column = columns[0] if len(columns) == 1 else None
     else:
         if column is None:
-            raise ContractValidationError(
-                f"{label}: metric '{metric_name}' applies to a property; put the rule in that property's quality list"
-                + (" or give arguments.properties" if metric_name == "duplicateValues" else "")
+            return _skip(
+                label,
+                info,
+                raw.get("name") or metric_name,
+                RuleOrigin.LIBRARY,
+                f"metric '{metric_name}' measures a column but sits at schema level with no property; "
+                "put the rule in that property's quality list"
+                + (" or give arguments.properties" if metric_name == "duplicateValues" else ""),
             )
         metric = _column_library_metric(metric_name, column, arguments, scale, label)
     return MetricRule(
@@ -204,26 +212,23 @@ def _property_columns(raw: Any, ctx: RuleContext, label: str) -> tuple[str, ...]
         raise ContractValidationError(
             f"{label}: arguments.properties must be a non-empty list of property names, got: {raw!r}"
         )
-    return tuple(ctx.columns.get(p, p) for p in raw)
+    return tuple(declared_column(ctx, p, label, "arguments.properties") for p in raw)
 
 
-LONG_RANGE = 2**63
-"""Integers in a value list must fit Spark's bigint: no column can hold a larger one."""
-
-
-def checked_values(raw: Any, where: str) -> tuple[Scalar, ...]:
-    """A list of values to compare a column with (set membership, sentinels), NULLs left out:
-    strings, booleans, finite numbers and integers within Spark's bigint range."""
-    if not isinstance(raw, list) or not raw:
-        raise ContractValidationError(f"{where} must be a non-empty list of values, got: {shown(raw)}")
-    for value in raw:
-        if value is not None and not isinstance(value, str | int | float | bool):
-            raise ContractValidationError(f"{where} may hold only strings, numbers and booleans, got: {shown(value)}")
-        if isinstance(value, int) and not isinstance(value, bool) and not -LONG_RANGE <= value < LONG_RANGE:
-            raise ContractValidationError(f"{where} holds {len(str(value))}-digit integer beyond Spark's bigint")
-        if isinstance(value, float):
-            finite_number(where, value)
-    return tuple(v for v in raw if v is not None)
+def declared_column(ctx: RuleContext, name: str, label: str, field: str) -> str:
+    """The column of the property a rule names (by name or physical name); a name the schema object
+    does not declare is refused at load, not found missing at run time. A schema object that
+    declares no properties states no columns to hold the name against."""
+    if name in ctx.columns:
+        return ctx.columns[name]
+    if name in ctx.columns.values() or not ctx.columns:
+        return name
+    declared = ", ".join(sorted(ctx.columns))
+    raise ContractValidationError(
+        f"{label}: {field} names property {name!r}, which {ctx.schema_label} does not declare "
+        f"(declared: {declared}); declare it or correct the name",
+        key=field,
+    )
 
 
 def return_scale(check: Mapping[str, Any]) -> Scale:
@@ -267,7 +272,7 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
         return _completeness_rule(implementation, ctx, label, info, name=name, given=inside or ctx.lifted_operators)
     threshold = parse_threshold(label, inside or ctx.lifted_operators)
     column = implementation.get("column")
-    column = ctx.columns.get(column, column) if column else None
+    column = declared_column(ctx, column, label, "implementation.column") if column else None
     kind = DQX_CHECKS[check]
     percentile = implementation.get("percentile")
     if percentile is not None:  # NaN passes the schema's 0–1 bounds
@@ -354,6 +359,8 @@ def _is_databricks_dqx(implementation: Any) -> bool:
 
 # --- type: custom, engine: greatExpectations -----------------------------------------------------------
 
+_COLUMN_KWARGS = ("column", "column_a", "column_b")
+"""GX expectation arguments that name one column."""
 _EXPECTATION_KEYS = ("type", "expectation_type", "expectationType", "expectation")
 _NOT_KWARGS = frozenset({*_EXPECTATION_KEYS, "kwargs", "meta", "notes", "description", "rendered_content", "id"})
 
@@ -382,8 +389,14 @@ def _gx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[st
     kwargs = {snake_case(str(k)): v for k, v in kwargs_raw.items()}
     if ctx.prop and "column" not in kwargs and _is_single_column(expectation_type):
         kwargs["column"] = ctx.prop.column
-    elif isinstance(kwargs.get("column"), str):
-        kwargs["column"] = ctx.columns.get(kwargs["column"], kwargs["column"])
+    for key in _COLUMN_KWARGS:  # snake_case has lower-cased column_A
+        if isinstance(kwargs.get(key), str):
+            kwargs[key] = declared_column(ctx, kwargs[key], label, f"implementation.kwargs.{key}")
+    if isinstance(kwargs.get("column_list"), list):
+        kwargs["column_list"] = [
+            declared_column(ctx, c, label, "implementation.kwargs.column_list") if isinstance(c, str) else c
+            for c in kwargs["column_list"]
+        ]
     meta = implementation.get("meta") or {}
     return ExpectationRule(
         name=raw.get("name") or _derived_name(ctx, expectation_type),

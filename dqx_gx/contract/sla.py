@@ -89,12 +89,15 @@ def resolve_latency(
     table_names: frozenset[str],
     other_table_names: frozenset[str],
     columns_by_property: Mapping[str, str],
+    other_columns: frozenset[str] = frozenset(),
     partition_column: str | None,
 ) -> LatencyResolution:
     """Max age and timestamp column of a latency entry, as DQX resolves them (DQX ODCS spec §8.2).
 
     ``element`` ("table.column") wins, then ``slaDefaultElement``, then the
-    property with ``partitioned: true`` and ``partitionKeyPosition: 1``.
+    property with ``partitioned: true`` and ``partitionKeyPosition: 1``. A column this schema object
+    does not declare is refused, unless another object declares it (``other_columns``): then the entry
+    is that object's.
     """
     element = entry.get("element") or default_element
     if element is not None:
@@ -110,6 +113,14 @@ def resolve_latency(
         if "," in element:
             return LatencyResolution(
                 skip_reason=f"latency names several elements ({element!r}); give the one timestamp column"
+            )
+        if columns_by_property and column not in columns_by_property and column not in columns_by_property.values():
+            if column in other_columns:  # another schema object's column: its latency
+                return LatencyResolution()
+            raise ContractValidationError(
+                f"{where}.element: latency names property {column!r} ({element!r}), which the schema object does "
+                f"not declare (declared: {', '.join(sorted(columns_by_property))}); declare it or correct the name",
+                key="element",
             )
         column = columns_by_property.get(column, column)
     elif partition_column is not None:
@@ -135,7 +146,7 @@ def _latency_hours(entry: Mapping[str, Any], where: str) -> float | str:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(_as_float(value)):
         return f"latency value {value!r} is not a number"
     if value <= 0:
-        raise ContractValidationError(f"{where}.value: latency must be greater than 0, got: {value}")
+        raise ContractValidationError(f"{where}.value: latency must be greater than 0, got: {value}", key="value")
     if unit is None:
         return f"latency {value} has no unit ({_UNITS_TEXT})"
     factor = _UNIT_HOURS.get(str(unit).strip().lower())

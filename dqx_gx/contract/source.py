@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -41,6 +42,17 @@ class Document:
 
     data: dict[str, Any]
     origin: str
+    lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    """The YAML line of each value by JSON path (``schema[0].quality[2].mustBeBetween``); empty for a mapping."""
+
+    def line_of(self, path: str) -> int | None:
+        """The line of ``path``, else of the nearest enclosing value that has one."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        return None
 
 
 def read_document(source: str | os.PathLike[str] | Mapping[str, Any] | Document) -> Document:
@@ -58,11 +70,13 @@ def read_document(source: str | os.PathLike[str] | Mapping[str, Any] | Document)
         return Document(data, "<mapping>")
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and _looks_like_path(source)):
         path = Path(source)
-        return Document(_parse(_read_file(path), str(path)), str(path))
+        data, lines = _parse(_read_file(path), str(path))
+        return Document(data, str(path), lines)
     if isinstance(source, str):
         if len(source.encode("utf-8", "surrogatepass")) > MAX_BYTES:
             raise ContractValidationError(f"<text>: contract text is larger than {_mib(MAX_BYTES)}")
-        return Document(_parse(source, "<text>"), "<text>")
+        data, lines = _parse(source, "<text>")
+        return Document(data, "<text>", lines)
     raise ContractValidationError(
         f"a contract source must be a path, YAML text or a mapping, got {type(source).__name__}"
     )
@@ -70,7 +84,7 @@ def read_document(source: str | os.PathLike[str] | Mapping[str, Any] | Document)
 
 def parse_yaml_fragment(text: str, where: str) -> Any:
     """Parse YAML embedded in a contract (e.g. an ``implementation:`` block) with the same guards."""
-    return _parse_any(text, where)
+    return _parse_any(text, where)[0]
 
 
 def _looks_like_path(text: str) -> bool:
@@ -119,18 +133,18 @@ def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MiB"
 
 
-def _parse(text: str, origin: str) -> dict[str, Any]:
-    data = _parse_any(text, origin)
+def _parse(text: str, origin: str) -> tuple[dict[str, Any], Mapping[str, int]]:
+    data, lines = _parse_any(text, origin)
     if data is None:
         raise ContractValidationError(f"{origin}: the document is empty")
     if not isinstance(data, dict):
         raise ContractValidationError(
             f"{origin}: a contract must be a YAML mapping at the top level, got {_yaml_kind(data)}"
         )
-    return data
+    return data, lines
 
 
-def _parse_any(text: str, origin: str) -> Any:
+def _parse_any(text: str, origin: str) -> tuple[Any, Mapping[str, int]]:
     if "\x00" in text:
         raise ContractValidationError(f"{origin}: holds binary data (NUL bytes), not YAML text")
     try:
@@ -144,9 +158,9 @@ def _parse_any(text: str, origin: str) -> Any:
     try:
         node = loader.get_single_node_or_refuse()
         if node is None:
-            return None
+            return None, MappingProxyType({})
         _check_expansion(node, origin)
-        return loader.construct_document(node)
+        return loader.construct_document(node), _line_map(node)
     except ContractValidationError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -218,6 +232,29 @@ def _check_expansion(root: yaml.Node, origin: str) -> None:
             raise ContractValidationError(f"{origin}: YAML is nested deeper than {MAX_DEPTH} levels")
         sizes[key] = size
         depths[key] = depth
+
+
+def _line_map(root: yaml.Node) -> Mapping[str, int]:
+    """The line (1-based) where each value starts, by JSON path; a mapping entry's line is its key's.
+
+    Aliased nodes are walked once per use, within the bound ``_check_expansion`` has checked.
+    """
+    lines: dict[str, int] = {}
+    stack: list[tuple[str, yaml.Node]] = [("", root)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                    child = f"{path}.{key_node.value}" if path else str(key_node.value)
+                    lines.setdefault(child, key_node.start_mark.line + 1)
+                    stack.append((child, value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                child = f"{path}[{index}]"
+                lines.setdefault(child, item.start_mark.line + 1)
+                stack.append((child, item))
+    return MappingProxyType(lines)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

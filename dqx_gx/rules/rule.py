@@ -47,6 +47,8 @@ class SchemaCheck(StrEnum):
     UNIQUE = "unique"
     PRIMARY_KEY = "primaryKey"
     OPTION = "logicalTypeOptions"
+    ENUM = "enum"
+    RELATIONSHIP = "relationships"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -135,41 +135,50 @@ def parse_threshold(
     if len(present) > 1:
         raise ContractValidationError(
             f"{rule}: has more than one operator ({', '.join(present)}); give exactly one "
-            "(mustBeBetween expresses a range)"
+            "(mustBeBetween expresses a range)",
+            key=present[1],
         )
     op = Operator(present[0])
     word = (spelling or {}).get(op, op.value)
     raw = operators[op.value]
     if not math.isfinite(tolerance) or tolerance < 0:
-        raise ContractValidationError(f"{rule}: tolerance must be a finite number >= 0, got: {tolerance}")
+        raise ContractValidationError(
+            f"{rule}: tolerance must be a finite number >= 0, got: {tolerance}", key="tolerance"
+        )
     if op.takes_range:
         if not isinstance(raw, list | tuple) or len(raw) != 2:
-            raise ContractValidationError(f"{rule}: {word} must be a list of [lower, upper], got: {shown(raw)}")
-        low, high = (finite_number(f"{rule}: {word} bound", item) for item in raw)
+            raise ContractValidationError(
+                f"{rule}: {word} must be a list of [lower, upper], got: {shown(raw)} (write e.g. {word}: [0, 10])",
+                key=word,
+            )
+        low, high = (finite_number(f"{rule}: {word} bound", item, key=word) for item in raw)
         if low > high:
             raise ContractValidationError(
-                f"{rule}: {word} lower bound {shown(raw[0])} is greater than upper bound {shown(raw[1])}"
+                f"{rule}: {word} lower bound {shown(raw[0])} is greater than upper bound {shown(raw[1])}; "
+                "give [lower, upper]",
+                key=word,
             )
         return Threshold(op, (low, high), tolerance)
-    return Threshold(op, finite_number(f"{rule}: {word}", raw), tolerance)
+    return Threshold(op, finite_number(f"{rule}: {word}", raw, key=word), tolerance)
 
 
-def finite_number(where: str, raw: Any, within: tuple[float, float] | None = None) -> float:
+def finite_number(where: str, raw: Any, within: tuple[float, float] | None = None, *, key: str | None = None) -> float:
     """A contract number as a float: booleans, text, NaN, infinity and integers beyond a float are refused.
 
     ``within`` bounds it inclusively; the message then names the range, which is what the author needs.
+    ``key`` names the field for the error's path.
     """
     expected = f"a number between {within[0]} and {within[1]}" if within else "a number"
     if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise ContractValidationError(f"{where} must be {expected}, got: {shown(raw)}")
+        raise ContractValidationError(f"{where} must be {expected}, got: {shown(raw)}", key=key)
     try:
         value = float(raw)
     except OverflowError:
-        raise ContractValidationError(f"{where} is too large for a float ({len(str(raw))} digits)") from None
+        raise ContractValidationError(f"{where} is too large for a float ({len(str(raw))} digits)", key=key) from None
     if not math.isfinite(value):
         raise ContractValidationError(
-            f"{where} must be {'a finite number' if within is None else expected}, got: {value}"
+            f"{where} must be {'a finite number' if within is None else expected}, got: {value}", key=key
         )
     if within and not within[0] <= value <= within[1]:
-        raise ContractValidationError(f"{where} must be {expected}, got: {value}")
+        raise ContractValidationError(f"{where} must be {expected}, got: {value}", key=key)
     return value

@@ -150,25 +150,39 @@ def _record(
 
 
 def _require_declared_schema(contract: Contract, columns: Columns) -> None:
-    """Strict mode: every declared column is present with a compatible type (DQX ODCS spec §7.6)."""
+    """Strict mode: every declared column is present with a compatible type (DQX ODCS spec §7.6).
+    Every missing or mistyped column is listed, not only the first."""
+    problems: list[str] = []
     for rule in contract.rules:
         if not isinstance(rule, TypeRule) or rule.column is None:
             continue
         field = columns.find(rule.column)
         if field is None:
-            raise SchemaValidationError(f"Property '{rule.property_name}': {columns.missing(rule.column)}")
-        if rule.data_type is not None:
+            problems.append(f"Property '{rule.property_name}': {columns.missing(rule.column)}")
+        elif rule.data_type is not None:
             problem = type_mismatch(rule.data_type, field.dataType, f"Property '{rule.property_name}'")
             if problem:
-                raise SchemaValidationError(problem.replace(" type mismatch: ", " type mismatch:\n", 1))
+                problems.append(problem.replace(" type mismatch: ", " type mismatch:\n", 1))
+    _refuse(problems)
 
 
 def _require_no_nulls(run: ContractRun) -> None:
-    """Strict mode: a required column holds no NULLs."""
+    """Strict mode: a required column holds no NULLs (every such column is listed)."""
+    problems: list[str] = []
     for result in run.rule_results:
         rule = result.rule
         if rule.schema_check is SchemaCheck.REQUIRED and result.assertion.status == "FAILED":
             prop = next((p.name for p in run.contract.properties if p.column == rule.column), rule.column)
-            raise SchemaValidationError(
+            problems.append(
                 f"Property '{prop}' is required (required: true)\nbut contains {result.observed} null values"
             )
+    _refuse(problems)
+
+
+def _refuse(problems: list[str]) -> None:
+    """One SchemaValidationError for all the problems: DQX's own message when there is one."""
+    if len(problems) == 1:
+        raise SchemaValidationError(problems[0])
+    if problems:
+        listed = "\n".join(f"  - {p.replace(chr(10), ' ')}" for p in problems)
+        raise SchemaValidationError(f"{len(problems)} schema problems:\n{listed}")

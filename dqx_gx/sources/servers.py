@@ -84,12 +84,12 @@ def parse_servers(raw: Any, origin: str) -> tuple[Server, ...]:
     """
     if not isinstance(raw, list):
         if raw is not None:
-            warn_contract(f"{origin}: servers is not a list; ignored", stacklevel=3)
+            warn_contract(f"{origin}: servers is not a list; ignored", stacklevel=4)
         return ()
     servers = []
     for index, entry in enumerate(raw):
         if not isinstance(entry, Mapping):
-            warn_contract(f"{origin}: servers[{index}] is not a mapping; ignored", stacklevel=3)
+            warn_contract(f"{origin}: servers[{index}] is not a mapping; ignored", stacklevel=4)
             continue
         name = str(entry.get("server") or f"servers[{index}]")
         server = Server(name, str(entry.get("type") or ""), index, MappingProxyType(dict(entry)))
@@ -103,7 +103,7 @@ def parse_servers(raw: Any, origin: str) -> tuple[Server, ...]:
             if ignored:
                 said.append(f"{', '.join(map(repr, ignored))} ignored")
             warn_contract(
-                f"{origin}: {server.where}: not ODCS keys of a {server.type} server: {'; '.join(said)}", stacklevel=3
+                f"{origin}: {server.where}: not ODCS keys of a {server.type} server: {'; '.join(said)}", stacklevel=4
             )
         servers.append(server)
     return tuple(servers)

@@ -50,6 +50,10 @@ _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily],
 )
 
 
+NESTED_PATH = "dqx.path"
+"""Metadata key of a struct field found by its path: the names of the path's parts."""
+
+
 @dataclass(frozen=True)
 class Columns:
     """A batch's columns, looked up the way Spark resolves names (``spark.sql.caseSensitive``).
@@ -68,8 +72,28 @@ class Columns:
         return cls(frame.schema, str(setting).lower() == "true")
 
     def find(self, name: str) -> StructField | None:
+        """The column called ``name``; else, for a dotted name, the struct field at that path
+        (``address.zip``, as Spark reads it: NULL where the struct is NULL). A column whose own
+        name holds the dot comes first."""
         matches = self._matches(name)
-        return matches[0] if len(matches) == 1 else None
+        if matches:
+            return matches[0] if len(matches) == 1 else None
+        return self._nested(name) if "." in name else None
+
+    def _nested(self, path: str) -> StructField | None:
+        fields, names = self.schema.fields, []
+        found: StructField | None = None
+        for part in path.split("."):
+            matches = [f for f in fields if self._same(f.name, part)]
+            if len(matches) != 1:
+                return None
+            found = matches[0]
+            names.append(found.name)
+            fields = found.dataType.fields if isinstance(found.dataType, StructType) else []
+        return None if found is None else StructField(".".join(names), found.dataType, True, {NESTED_PATH: names})
+
+    def _same(self, a: str, b: str) -> bool:
+        return a == b if self.case_sensitive else a.lower() == b.lower()
 
     def missing(self, name: str) -> str:
         """Why ``find(name)`` found nothing."""
@@ -91,8 +115,10 @@ class Columns:
 
 
 def spark_column(field: StructField) -> Column:
-    """A column reference that survives dots, spaces and backticks in the name."""
-    return F.col(quote_identifier(field.name))
+    """A column reference that survives dots, spaces and backticks in the name; a struct field
+    found by its path (:meth:`Columns.find`) is addressed part by part."""
+    path = field.metadata.get(NESTED_PATH) if field.metadata else None
+    return F.col(".".join(quote_identifier(part) for part in path) if path else quote_identifier(field.name))
 
 
 def type_text(data_type: DataType) -> str:

@@ -1,0 +1,173 @@
+"""ODCS constructs that state rules without ``quality:`` are rules, or SKIPPED with the reason (issue 15 point 8)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pyspark.sql import SparkSession
+
+from dqx_gx import Contract, ContractWarning, run_contract
+from dqx_gx.cli import main
+from dqx_gx.rows.gate import WARNINGS, annotate_rows
+from dqx_gx.run.results import RuleResult
+from tests.documents import odcs_document
+
+NOW = "2024-06-01T00:00:00Z"
+
+
+def load(schema: list[dict[str, Any]], **top: Any) -> tuple[Contract, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (contract,) = Contract.from_odcs(odcs_document(schema, **top))
+    return contract, [str(w.message) for w in caught if issubclass(w.category, ContractWarning)]
+
+
+def result(results: tuple[RuleResult, ...], rule_id: str) -> RuleResult:
+    return next(r for r in results if r.rule.id == rule_id)
+
+
+# --- enum-like valid-value lists -----------------------------------------------------------------------
+
+
+def test_enum_lists_are_valid_value_rules_that_mark_rows(spark: SparkSession) -> None:
+    contract, messages = load(
+        [
+            {
+                "name": "orders",
+                "properties": [
+                    {"name": "status", "logicalType": "string", "enum": [{"value": "open"}, {"value": "shipped"}]},
+                    {
+                        "name": "channel",
+                        "logicalType": "string",
+                        "customProperties": [{"property": "enum", "value": ["web", "shop"]}],
+                    },
+                ],
+            }
+        ]
+    )
+    assert messages == []
+    status = next(r for r in contract.rules if r.id == "schema[0].properties[0].enum")
+    assert status.expression() == "num_rows() - count_values(status, ['open', 'shipped']) = 0"
+    frame = spark.createDataFrame(
+        [("open", "web"), ("lost", "web"), ("shipped", "phone"), ("open", "fax")], "status string, channel string"
+    )
+    run = run_contract(contract, frame, now=NOW)
+    assert result(run.rule_results, "schema[0].properties[0].enum").observed == 1
+    channel = result(run.rule_results, "schema[0].properties[1].enum")
+    assert (channel.assertion.status, channel.observed, channel.assertion.severity) == ("FAILED", 2, "P1")
+    warned = annotate_rows(contract, frame, now=NOW).orderBy("status", "channel").collect()
+    assert [len(row[WARNINGS] or []) for row in warned] == [1, 1, 0, 1]
+
+
+# --- struct fields by path -----------------------------------------------------------------------------
+
+ADDRESS = {
+    "name": "address",
+    "logicalType": "object",
+    "required": True,
+    "properties": [
+        {
+            "name": "zip",
+            "logicalType": "string",
+            "required": True,
+            "logicalTypeOptions": {"pattern": "^[0-9]{5}$"},
+            "quality": [{"name": "zip nulls", "metric": "nullValues", "mustBeLessThan": 5}],
+        },
+        {"name": "city", "logicalType": "string"},
+    ],
+}
+DELIVERY = {
+    "name": "delivery",
+    "logicalType": "object",
+    "properties": [{"name": "note", "logicalType": "string", "required": True}],
+}
+
+
+def test_struct_fields_are_checked_by_path(spark: SparkSession) -> None:
+    contract, messages = load([{"name": "customers", "properties": [ADDRESS, DELIVERY]}])
+    rules = {r.id: r for r in contract.rules}
+    assert rules["schema[0].properties[0].properties[0].required"].expression() == "null_count(address.zip) = 0"
+    pattern_rule = rules["schema[0].properties[0].properties[0].logicalTypeOptions.pattern"]
+    assert pattern_rule.expression() == "count_if(address.zip !~ /^[0-9]{5}$/) = 0"
+    skipped = rules["schema[0].properties[1].properties[0].nested"]
+    assert "required of 'delivery.note': a field of an optional struct" in skipped.reason
+    assert any("delivery.note" in m for m in messages)
+    frame = spark.createDataFrame(
+        [(("12345", "a"), ("x",)), ((None, "b"), None), (("1234", "c"), ("y",))],
+        "address struct<zip: string, city: string>, delivery struct<note: string>",
+    )
+    run = run_contract(contract, frame, now=NOW)
+    required = result(run.rule_results, "schema[0].properties[0].properties[0].required")
+    assert (required.assertion.status, required.observed) == ("FAILED", 1)
+    pattern = result(run.rule_results, "schema[0].properties[0].properties[0].logicalTypeOptions.pattern")
+    assert (pattern.assertion.status, pattern.observed) == ("FAILED", 1)
+    nulls = result(run.rule_results, "schema[0].properties[0].properties[0].quality[0]")
+    assert (nulls.assertion.status, nulls.observed) == ("PASSED", 1)
+    assert result(run.rule_results, "schema[0].properties[1].properties[0].nested").assertion.status == "SKIPPED"
+
+
+def test_a_struct_field_of_the_wrong_type_fails_the_parents_type_rule(spark: SparkSession) -> None:
+    contract, _ = load([{"name": "customers", "properties": [ADDRESS]}])
+    frame = spark.createDataFrame([((12345, "a"),)], "address struct<zip: int, city: string>")
+    run = run_contract(contract, frame, now=NOW)
+    typed = result(run.rule_results, "schema[0].properties[0].logicalType")
+    assert typed.assertion.status == "FAILED"
+    assert "zip" in (typed.reason or str(typed.observed))
+
+
+# --- what cannot run yet: SKIPPED, warned, linted --------------------------------------------------------
+
+
+def test_foreign_keys_and_datacontract_sla_properties_are_skipped_with_reasons(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = [
+        {
+            "name": "orders",
+            "properties": [
+                {"name": "id", "logicalType": "integer"},
+                {"name": "user_id", "logicalType": "integer", "relationships": [{"to": "users.id"}]},
+                {"name": "ts", "logicalType": "timestamp"},
+            ],
+            "quality": [{"name": "ids", "metric": "nullValues", "mustBe": 0}],
+        }
+    ]
+    sla = [
+        {"property": "retention", "value": 3, "unit": "y", "element": "orders.ts"},
+        {"property": "frequency", "value": 1, "unit": "d", "element": "orders.ts"},
+        {"property": "freshness", "value": 1, "unit": "h", "element": "orders.ts"},
+        {"property": "availability", "value": "99.9%"},
+    ]
+    contract, messages = load(schema, slaProperties=sla)
+    skipped = {r.id: r.reason for r in contract.skipped_rules}
+    assert skipped == {
+        "schema[0].quality[0]": "metric 'nullValues' measures a column but sits at schema level with no property; "
+        "put the rule in that property's quality list",
+        "slaProperties[0]": "how long data is kept (the oldest value's age) is not checked yet",
+        "slaProperties[1]": "how often data arrives is not checked (one run sees one batch)",
+        "slaProperties[2]": "datacontract-cli's freshness is not checked; write it as ODCS 'latency' for a freshness "
+        "check",
+        "schema[0].properties[1].relationships[0]": "checking it needs the referenced dataset (users), and a run "
+        "validates one dataset",
+    }
+    assert [r.name for r in contract.skipped_rules][1:] == [
+        "SLA: retention 3 y on orders.ts",
+        "SLA: frequency 1 d on orders.ts",
+        "SLA: freshness 1 h on orders.ts",
+        "foreign key user_id → users.id",
+    ]
+    assert len(messages) == len(skipped)
+    assert "availability" in contract.sla_metadata
+    frame = spark.createDataFrame([(1, 2, None)], "id bigint, user_id bigint, ts timestamp")
+    run = run_contract(contract, frame, now=NOW)
+    assert {r.rule.id: r.reason for r in run.rule_results if r.assertion.status == "SKIPPED"} == skipped
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(odcs_document(schema, slaProperties=sla)))
+    assert main(["lint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  skipped  foreign key user_id → users.id: checking it needs the referenced dataset (users)" in out
+    assert "  skipped  SLA: retention 3 y on orders.ts: how long data is kept" in out
