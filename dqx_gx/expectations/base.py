@@ -33,6 +33,9 @@ from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns
 
+VALUE_DETAILS = frozenset({"window", "missing_partitions"})
+"""Result details that are values of the column (a completeness rule's periods): left out on a sensitive one."""
+
 
 @dataclass(frozen=True)
 class Observed:
@@ -113,7 +116,8 @@ class DqxExpectation(BatchExpectation):
         else:
             success = self.interval.passes(float(value))
         if (self.meta or {}).get("dqx", {}).get("sensitive"):  # judged on the value, shown as *** (SPEC §5)
-            value, details = REDACTED, {**details, "redacted": True}
+            kept = {k: v for k, v in details.items() if k not in VALUE_DETAILS}
+            value, details = REDACTED, {**kept, "redacted": True}
         result: dict[str, Any] = {"observed_value": value}
         if details:
             result["details"] = details

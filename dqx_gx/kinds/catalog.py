@@ -463,6 +463,7 @@ KINDS: Mapping[MetricKind, Kind] = {
             expectation="expect_dqx_missing_partitions",
             params=(Param.GRANULARITY, Param.LOOKBACK_DAYS, Param.ALLOW_FUTURE_GAPS),
             subject="completeness",
+            shows_values=True,  # the missing periods it names are values of the column
         ),
     )
 }

@@ -245,8 +245,9 @@ class Kind:
     subject: str | None = None
     """How type problems name the kind (default: its metric name)."""
     shows_values: bool = False
-    """Its number is (or reveals) a value of the column (min, max, percentile, …): on a sensitive column
-    it is reported as ``***`` (SPEC §5); counts and lengths are not values."""
+    """Its number or the details of its result are (or reveal) values of the column (min, max, percentile,
+    the missing periods of a completeness rule, …): on a sensitive column the number is reported as
+    ``***`` and those details are left out (SPEC §5); counts and lengths are not values."""
 
     @property
     def row_level(self) -> bool:
