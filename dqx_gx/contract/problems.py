@@ -48,10 +48,11 @@ class Problems:
     def add(self, path: str, message: str) -> None:
         """Record a problem; the same message at the same place, or at a place inside it, is one problem
         (the closer place is kept)."""
-        if path and message.startswith((f"{path}.", f"{path}[")) and ": " in message:
-            path, message = message.split(": ", 1)  # the message names a place inside the part: use it
-        elif path and message.startswith(f"{path}: "):
-            message = message[len(path) + 2 :]
+        head, _, rest = message.partition(": ")
+        if path and rest and head.startswith((f"{path}.", f"{path}[")) and " " not in head:
+            path, message = head, rest  # the message names a place inside the part: use it
+        elif path and head == path and rest:
+            message = rest
         problem = Problem(path, message, self._document.line_of(path) if path else None)
         for index, known in enumerate(self._found):
             if known.message == message and (path.startswith(known.path) or known.path.startswith(path)):

@@ -239,14 +239,17 @@ NATIVE_CHECKS: dict[str, Any] = {
             "description": "x",
             "checks": [
                 {"name": "x p50", "type": "percentile", "percentile": 0.5, "min": -1},
-                {"name": "x spread", "type": "stddev", "max": 10, "severity": "warning"},
+                {"name": "x spread", "type": "stddev", "max": 10, "severity": "P1"},
             ],
         },
         {"name": "l", "type": {"kind": "list", "value_type": "string"}, "description": "l"},
         {"name": "m", "type": {"kind": "map", "key_type": "string", "value_type": "int"}, "description": "m"},
         {
             "name": "st",
-            "type": {"kind": "struct", "fields": [{"name": "f", "type": "bytes", "nullable": True}]},
+            "type": {
+                "kind": "struct",
+                "fields": [{"name": "f", "type": "bytes", "nullable": True, "description": "f"}],
+            },
             "description": "st",
         },
     ],

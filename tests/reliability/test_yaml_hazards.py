@@ -132,7 +132,7 @@ def test_alias_bomb_in_an_implementation_is_refused_and_names_the_rule() -> None
         lambda: load_contracts(odcs_with_implementation(_list_bomb())),
         r"aliases expand to more than 200,000 nodes",
     )
-    assert message.startswith("Quality rule 'hostile': implementation: ")
+    assert "schema[0].quality[0] (line 12): Quality rule 'hostile': implementation: " in message
 
 
 def test_a_recursive_alias_is_refused() -> None:
@@ -239,7 +239,8 @@ def test_a_duplicate_key_in_an_implementation_names_the_rule() -> None:
     with pytest.raises(ContractValidationError) as caught:
         load_contracts(odcs_with_implementation("check: min\ncolumn: a\ncheck: max\n"))
     assert str(caught.value) == (
-        "Quality rule 'hostile': implementation: invalid YAML: duplicate key 'check' (first at line 1); "
+        "<text>: schema[0].quality[0] (line 12): Quality rule 'hostile': implementation: invalid YAML: duplicate key "
+        "'check' (first at line 1); "
         "YAML would silently keep only the last one (line 3, column 1)"
     )
 
@@ -347,7 +348,8 @@ def test_a_control_character_in_an_implementation_names_the_rule() -> None:
     with pytest.raises(ContractValidationError) as caught:
         load_contracts(contract)
     assert str(caught.value) == (
-        "Quality rule 'hostile': implementation: invalid YAML: character #x0007 is not allowed (line 2, column 10)"
+        "<mapping>: schema[0].quality[0]: Quality rule 'hostile': implementation: invalid YAML: character #x0007 is "
+        "not allowed (line 2, column 10)"
     )
 
 
@@ -418,7 +420,7 @@ def test_a_python_tag_in_an_implementation_is_never_constructed(tmp_path: Path) 
     with pytest.raises(ContractValidationError) as caught:
         load_contracts(odcs_with_implementation(f"check: !!python/object/apply:os.system ['touch {marker}']\n"))
     assert str(caught.value).startswith(
-        "Quality rule 'hostile': implementation: invalid YAML: "
+        "<text>: schema[0].quality[0] (line 12): Quality rule 'hostile': implementation: invalid YAML: "
         "the YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed in a contract"
     )
     assert not marker.exists()
@@ -450,7 +452,10 @@ def test_deep_nesting_is_refused_not_a_recursion_error(text: str) -> None:
 def test_deep_nesting_in_an_implementation_names_the_rule() -> None:
     with pytest.raises(ContractValidationError) as caught:
         load_contracts(odcs_with_implementation("check: " + "[" * 5_000 + "]" * 5_000 + "\n"))
-    assert str(caught.value) == f"Quality rule 'hostile': implementation: YAML is nested deeper than {MAX_DEPTH} levels"
+    assert str(caught.value) == (
+        f"<text>: schema[0].quality[0] (line 12): Quality rule 'hostile': implementation: YAML is nested deeper than "
+        f"{MAX_DEPTH} levels"
+    )
 
 
 def _nested_mapping(levels: int) -> dict[str, Any]:
