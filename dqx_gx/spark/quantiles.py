@@ -4,8 +4,9 @@ Two looks at the data. The shared first pass holds :func:`bracket`: ``percentile
 ``p ± MARGIN``, two values whose ranks are at most ``n / ACCURACY`` from the asked ones, so the
 exact order statistics around ``(n - 1) · p`` lie between them. One more ``df.agg``, shared by
 every percentile of the batch, holds :func:`order_statistics`: the count of values below the
-bracket, the sorted values inside it (about ``4 n / ACCURACY`` of them) and the nearest value on
-either side. :func:`quantile_cont` reads the two neighbouring order statistics from that and
+bracket, the counts of values equal to its bounds (ties are counted, never collected), the sorted
+values strictly inside it (about ``6 n / ACCURACY`` at most) and the nearest value on either side.
+:func:`quantile_cont` reads the two neighbouring order statistics from that and
 interpolates as DuckDB does; the bracket is only a hint, every rank is counted exactly, and when
 the ranks fall outside what was collected it answers :data:`UNDECIDED` and :func:`exact` runs
 (Spark's exact ``percentile``, a sort of the column) instead.
@@ -31,7 +32,8 @@ MARGIN: Final = 2 / ACCURACY
 """How far either side of ``p`` the bracket is asked for: twice the rank error."""
 BRACKET_TYPE: Final = "array<double>"
 FOUND_TYPE: Final = (
-    "struct<n:bigint,nans:bigint,below:bigint,before:double,inside:array<double>,after:double,scale:int>"
+    "struct<n:bigint,nans:bigint,below:bigint,before:double,low:double,at_low:bigint,inside:array<double>,"
+    "high:double,at_high:bigint,after:double,scale:int>"
 )
 UNDECIDED: Final = None
 """What :func:`quantile_cont` answers when the ranks it needs were not collected."""
@@ -52,27 +54,31 @@ def order_statistics(column: Column, bounds: list[float | None] | None, field: S
     """What :func:`quantile_cont` needs of the values, given the bracket's ``bounds`` as GX returned them,
     and the scale of a decimal column (DuckDB interpolates decimals in their own scale).
 
-    No bounds (no values): nothing is collected. An upper bound of +inf may stand for NaN, which is
-    never collected: NaN ranks are known from their count.
+    Values equal to a bound are counted, not collected, so ties cost nothing; only the values strictly
+    inside the bracket are. No bounds (no values): nothing is collected. An upper bound of +inf may
+    stand for NaN, which is never collected: NaN ranks are known from their count.
     """
     value = column.cast(DOUBLE)
     number = value.isNotNull() & ~F.isnan(value)
     low, high = bounds if bounds else (None, None)
-    if low is None:
-        below, inside, above = number, F.lit(False), F.lit(False)
-    else:
+    nothing = F.lit(False)
+    below, at_low, inside, at_high, above = number, nothing, nothing, nothing, nothing
+    if low is not None and high is not None:
         below = number & (value < F.lit(low))
-        inside = number & (value >= F.lit(low))
-        above = F.lit(False)
-        if high is not None:
-            inside = inside & (value <= F.lit(high))
-            above = number & (value > F.lit(high))
+        at_low = number & (value == F.lit(low))
+        inside = number & (value > F.lit(low)) & (value < F.lit(high))
+        at_high = number & (value == F.lit(high)) & F.lit(high != low)
+        above = number & (value > F.lit(high))
     return F.struct(
         F.count(value).alias("n"),
         F.count_if(F.isnan(value)).alias("nans"),
         F.count_if(below).alias("below"),
         F.max(F.when(below, value)).alias("before"),
+        F.lit(low).cast(DOUBLE).alias("low"),
+        F.count_if(at_low).alias("at_low"),
         F.sort_array(F.collect_list(F.when(inside, value))).alias("inside"),
+        F.lit(high).cast(DOUBLE).alias("high"),
+        F.count_if(at_high).alias("at_high"),
         F.min(F.when(above, value)).alias("after"),
         F.lit(field.dataType.scale if isinstance(field.dataType, DecimalType) else None).cast("int").alias("scale"),
     )
@@ -87,14 +93,13 @@ def quantile_cont(p: float, found: list[Any] | None) -> list[Any] | None:
     """
     if not found or not found[0]:
         return [None, False]
-    count = int(found[0])
-    position = (count - 1) * p
+    position = (int(found[0]) - 1) * p
     lower, upper = math.floor(position), math.ceil(position)
     low, high = _ranked(lower, found), _ranked(upper, found)
     if low is None or high is None:
         return UNDECIDED
     d = position - lower
-    scale = found[6]
+    scale = found[-1]
     if lower == upper:
         result = low
     elif scale is None:
@@ -108,15 +113,15 @@ def quantile_cont(p: float, found: list[Any] | None) -> list[Any] | None:
 
 def _ranked(rank: int, found: list[Any]) -> float | None:
     """The value of 0-based ``rank`` in the batch's order, if :func:`order_statistics` collected it."""
-    count, nans, below, before, inside, after, _ = found
+    count, nans, below, before, low, at_low, inside, high, at_high, after, _ = found
     if rank >= count - nans:
         return math.nan
-    if below <= rank < below + len(inside):
-        return float(inside[rank - below])
-    if rank == below - 1 and before is not None:
-        return float(before)
-    if rank == below + len(inside) and after is not None:
-        return float(after)
+    runs = [(1, before), (at_low, low), *((1, v) for v in inside), (at_high, high), (1, after)]
+    start = below - 1
+    for length, run_value in runs:
+        if start <= rank < start + length:
+            return None if run_value is None else float(run_value)
+        start += length
     return None
 
 

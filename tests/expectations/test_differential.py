@@ -496,7 +496,7 @@ def test_percentiles_equal_quantile_cont_on_a_large_batch(spark: SparkSession) -
         bounds = frame.agg(quantiles.bracket(F.col("d"), p)).first()[0]  # type: ignore[index]
         found = frame.agg(quantiles.order_statistics(F.col("d"), bounds, frame.schema["d"]))
         statistics = [*found.first()[0]]  # type: ignore[index]
-        assert 0 < len(statistics[4]) < 240_000 // 100, (p, len(statistics[4]))  # a small bracket
+        assert len(statistics[6]) < 240_000 // 100, (p, len(statistics[6]))  # few collected: ties are counted
         if quantiles.quantile_cont(p, statistics) is quantiles.UNDECIDED:
             undecided.append(p)
     frame.unpersist()
