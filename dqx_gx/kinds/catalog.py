@@ -214,6 +214,13 @@ def _length(statistic: str) -> SparkExpression:
     return aggregate
 
 
+_ORDER_STATISTICS = (
+    "struct<n:bigint,nans:bigint,below:bigint,before:double,low:double,at_low:bigint,inside:array<double>,"
+    "high:double,at_high:bigint,after:double,scale:int>"
+)
+"""The Spark type of ``quantiles.order_statistics`` (a literal here: declaring imports no Spark)."""
+
+
 def _fraction(metric: Metric) -> float:
     """A percentile metric's fraction (0.95 for p95)."""
     return float(metric.percentile or 0.0)
@@ -423,7 +430,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                     lambda on, bounds: Q.order_statistics(on.column, bounds, on.field),
                     lambda metric, found: Q.quantile_cont(_fraction(metric), found),
                     lambda on: Q.exact(on.column, _fraction(on.metric)),
-                    result_type=Q.FOUND_TYPE,
+                    result_type=_ORDER_STATISTICS,
                 ),
             ),
             expectation="expect_dqx_percentile",

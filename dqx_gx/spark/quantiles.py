@@ -30,11 +30,6 @@ ACCURACY: Final = 10_000
 """``percentile_approx``'s accuracy (Spark's default): rank error at most ``n / ACCURACY``."""
 MARGIN: Final = 2 / ACCURACY
 """How far either side of ``p`` the bracket is asked for: twice the rank error."""
-BRACKET_TYPE: Final = "array<double>"
-FOUND_TYPE: Final = (
-    "struct<n:bigint,nans:bigint,below:bigint,before:double,low:double,at_low:bigint,inside:array<double>,"
-    "high:double,at_high:bigint,after:double,scale:int>"
-)
 UNDECIDED: Final = None
 """What :func:`quantile_cont` answers when the ranks it needs were not collected."""
 
