@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fixedcost  # type: ignore[import-not-found]  # a sibling module: bench.py runs as a script
 import great_expectations as gx
 import great_expectations.expectations as gxe
 from great_expectations.data_context.types.base import ProgressBarsConfig
@@ -445,7 +446,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measured rounds of A B C (default 3)")
     parser.add_argument("--rules", type=int, choices=(20, 60), action="append", help="suite size(s) (default both)")
     parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
-    parser.add_argument("--only", choices=("rules", "gate"), help="run only the rule suites or only the row gate")
+    parser.add_argument(
+        "--only",
+        choices=("rules", "gate", "fixedcost"),
+        help="run only the rule suites, the row gate or the fixed cost",
+    )
     args = parser.parse_args()
     spark = (
         SparkSession.builder.master("local[2]")
@@ -457,6 +462,9 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    if args.only == "fixedcost":
+        fixedcost.run(spark, args)
+        return
     if args.only != "rules":
         gate(spark, args.rows, args.rounds)
     if args.only == "gate":
