@@ -457,7 +457,7 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     )
 
 
-TOPICS = ("startup", "completeness", "race", "memory", "percentile")
+TOPICS = ("startup", "completeness", "race", "memory", "percentile", "fixedcost")
 """Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import great_expectations as gx
@@ -19,11 +20,14 @@ import great_expectations.expectations as gxe
 import pytest
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
+from great_expectations.execution_engine import SparkDFExecutionEngine
+from great_expectations.execution_engine.execution_engine import ExecutionEngine
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
 from great_expectations.expectations.registry import get_renderer_impl
 from great_expectations.render import LegacyRendererType
 
+from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.files import write_atomically
@@ -32,6 +36,7 @@ from dqx_gx.gx_private import (
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
+    order_metric_bundles,
     registered_expectation_types,
 )
 from dqx_gx.kinds import MetricKind
@@ -164,3 +169,37 @@ def test_import_dqx_gx_registers_with_gx_in_either_order(order: str) -> None:
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.splitlines()[-1]) == ["ExpectDqxFreshness", True]
+
+
+def test_the_bundled_aggregates_reach_spark_in_one_order_so_a_second_run_compiles_nothing(
+    spark: Any, orders: Any
+) -> None:
+    """GX resolves a bundle through ``resolve_metric_bundle(metric_fn_bundle=...)`` of the engine instance
+    (a set of identity-hashed metrics, so a new column order each run); ordered, Spark's code cache
+    serves the second run of the same contract, and every value still lands on its own metric."""
+    frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "bad.parquet"))
+    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    first = run_contract(orders, frame, now="2026-11-22T12:00:00Z")
+    before = compiled.getCount()
+    second = run_contract(orders, frame, now="2026-11-22T12:00:00Z")
+    assert compiled.getCount() == before
+    assert [(r.rule.id, r.observed) for r in second.rule_results] == [
+        (r.rule.id, r.observed) for r in first.rule_results
+    ]
+    assert "metric_fn_bundle" in inspect.signature(SparkDFExecutionEngine.resolve_metric_bundle).parameters
+    source = inspect.getsource(ExecutionEngine._process_direct_and_bundled_metric_computation_configurations)
+    assert "self.resolve_metric_bundle(metric_fn_bundle=" in source
+
+
+def test_ordering_bundles_changes_only_that_engine_instance() -> None:
+    engine, other = (
+        SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
+        SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
+    )
+    order_metric_bundles(engine)
+    order_metric_bundles(engine)  # once per engine
+    assert "resolve_metric_bundle" in vars(engine) and "resolve_metric_bundle" not in vars(other)
+    assert (
+        vars(engine)["resolve_metric_bundle"].__closure__[0].cell_contents.__func__
+        is SparkDFExecutionEngine.resolve_metric_bundle
+    )

@@ -30,6 +30,7 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from dqx_gx.gx_private import order_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Marks, On, Pass
 from dqx_gx.rules.partitions import from_micros
@@ -177,6 +178,7 @@ class Aggregate(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
     ) -> tuple[Column, dict[str, Any], dict[str, Any]]:
+        order_metric_bundles(execution_engine)  # one column order per pass: Spark reuses its compiled code
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )

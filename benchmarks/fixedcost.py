@@ -1,0 +1,99 @@
+"""Benchmark: the fixed cost per rule (issue 16 point 2).
+
+Two ratios, each from alternated runs on one SparkSession (medians):
+
+  small   1,000 rows: run_contract with 60 rules / with 20 rules (target ≤ 1.3)
+  large   --rows rows: run_contract with 20 rules / the same numbers by hand — one df.agg plus
+          its distinct counts (bench.method_b) (target ≤ 1.3)
+
+Besides wall time it prints CPU seconds of this Python process and of Spark's JVM (read from
+/proc), which a shared, loaded machine distorts less than wall time, and the Spark code
+compilations per run (0 once Spark's code cache serves a repeated contract).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+
+@dataclass
+class Costs:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    compiles: list[int] = field(default_factory=list)
+
+    def line(self, label: str) -> str:
+        wall, cpu = statistics.median(self.wall), statistics.median(self.cpu)
+        return f"  {label:<44} wall {wall:7.3f} s   cpu {cpu:7.3f} s   Spark compilations {max(self.compiles)}"
+
+
+class Meter:
+    """Wall time, CPU time of Python and of Spark's JVM, and Spark's code compilations around a call."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        jvm: Any = spark._jvm
+        self.pid = int(jvm.java.lang.ProcessHandle.current().pid())
+        self.compilations = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+    def jvm_cpu(self) -> float:
+        with open(f"/proc/{self.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def measure(self, run: Callable[[], Any], costs: Costs) -> None:
+        compiled, cpu, jvm, wall = (
+            self.compilations.getCount(),
+            time.process_time(),
+            self.jvm_cpu(),
+            time.perf_counter(),
+        )
+        run()
+        costs.wall.append(time.perf_counter() - wall)
+        costs.cpu.append(time.process_time() - cpu + self.jvm_cpu() - jvm)
+        costs.compiles.append(self.compilations.getCount() - compiled)
+
+
+def alternate(meter: Meter, methods: dict[str, Callable[[], Any]], rounds: int) -> dict[str, Costs]:
+    costs = {name: Costs() for name in methods}
+    for run in methods.values():  # warm-up: imports, JIT, Spark's code cache
+        run()
+        run()
+    for _ in range(rounds):
+        for name, run in methods.items():
+            meter.measure(run, costs[name])
+    return costs
+
+
+def ratio(costs: dict[str, Costs], top: str, bottom: str) -> str:
+    wall = statistics.median(costs[top].wall) / statistics.median(costs[bottom].wall)
+    cpu = statistics.median(costs[top].cpu) / statistics.median(costs[bottom].cpu)
+    return f"wall {wall:.2f}, cpu {cpu:.2f}"
+
+
+def run(spark: SparkSession, args: argparse.Namespace) -> None:
+    from bench import COLUMN_COPIES, contract, dataset, method_a, method_b  # type: ignore[import-not-found]  # noqa: PLC0415 - bench imports this module
+
+    meter = Meter(spark)
+    rounds = max(args.rounds, 5)
+    small = dataset(spark, 1_000, COLUMN_COPIES)
+    twenty, sixty = contract(1), contract(3)
+    costs = alternate(meter, {"20": lambda: method_a(small, twenty), "60": lambda: method_a(small, sixty)}, rounds)
+    print(f"\nfixed cost per rule, 1,000 rows, {rounds} rounds, medians:")
+    print(costs["20"].line(f"run_contract, {len(twenty.rules)} rules"))
+    print(costs["60"].line(f"run_contract, {len(sixty.rules)} rules"))
+    print(f"  60 rules / 20 rules: {ratio(costs, '60', '20')}   (target ≤ 1.3)")
+
+    large = dataset(spark, args.rows, COLUMN_COPIES)
+    costs = alternate(meter, {"A": lambda: method_a(large, twenty), "B": lambda: method_b(large, 1)}, args.rounds)
+    print(f"\nfixed cost per rule, {args.rows:,} rows, {args.rounds} rounds, medians:")
+    print(costs["A"].line(f"run_contract, {len(twenty.rules)} rules"))
+    print(costs["B"].line("hand-written df.agg + distinct counts"))
+    print(f"  run_contract / hand-written: {ratio(costs, 'A', 'B')}   (target ≤ 1.3)")
