@@ -330,6 +330,20 @@ COLUMN_COPIES = 3
 """Every dataset holds three copies of the varied columns, so 20 and 60 rules read the same data."""
 
 
+def alternate(
+    spark: SparkSession, frame: DataFrame, methods: dict[str, Callable[[], Any]], rounds: int
+) -> dict[str, Measured]:
+    """Each method once to warm up (JIT, caches, imports), then ``rounds`` rounds taking turns, so a
+    noisy machine's drift falls on every method alike."""
+    results = {name: Measured([], []) for name in methods}
+    for name, run in methods.items():
+        measure(spark, frame, f"warmup-{name}", run, Measured([], []))
+    for _ in range(rounds):
+        for name, run in methods.items():
+            measure(spark, frame, name, run, results[name])
+    return results
+
+
 def compare(spark: SparkSession, rows: int, copies: int, rounds: int) -> dict[str, Measured]:
     frame = dataset(spark, rows, COLUMN_COPIES)
     rules = contract(copies)
@@ -338,12 +352,7 @@ def compare(spark: SparkSession, rows: int, copies: int, rounds: int) -> dict[st
         "B": lambda: method_b(frame, copies),
         "C": lambda: method_c(frame, copies),
     }
-    results = {name: Measured([], []) for name in methods}
-    for name, run in methods.items():  # warm-up: JIT, caches, GX imports
-        measure(spark, frame, f"warmup-{name}", run, Measured([], []))
-    for _ in range(rounds):
-        for name, run in methods.items():
-            measure(spark, frame, name, run, results[name])
+    results = alternate(spark, frame, methods, rounds)
     distinct = sum(r.metric.kind.value in ("duplicate_count", "cardinality") for r in rules.metric_rules)
     a, b, c = (statistics.median(results[m].seconds) for m in "ABC")
     print(
@@ -437,12 +446,7 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
         "N": lambda: dqx_gx.run_contract(rules, frame, now=NOW, samples=0),
     }
     out.mkdir(parents=True, exist_ok=True)
-    results = {name: Measured([], []) for name in methods}
-    for name, run in methods.items():
-        measure(spark, frame, f"warmup-{name}", run, Measured([], []))
-    for _ in range(rounds):
-        for name, run in methods.items():
-            measure(spark, frame, name, run, results[name])
+    results = alternate(spark, frame, methods, rounds)
     median = {name: statistics.median(m.seconds) for name, m in results.items()}
     print(f"\nrow gate, {rows:,} rows, 5 row-level rules (1% of rows quarantined), {rounds} rounds, medians:")
     for name, label in [

@@ -101,8 +101,7 @@ def _methods(spark: SparkSession, frame: DataFrame, column: str, granularity: st
 
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
-    # imported here: bench.py runs as __main__ and imports this module
-    from benchmarks.bench import Measured, measure  # noqa: PLC0415
+    from bench import alternate  # noqa: PLC0415 - here: bench.py runs as __main__ and imports this module
 
     frame = dataset(spark, args.rows)
     zone = spark.conf.get("spark.sql.session.timeZone") or "UTC"
@@ -111,12 +110,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         for column, granularity in (("ts", "hourly"), ("day", "daily")):
             methods = _methods(spark, frame, column, granularity)
             found = {len(own_query(frame, column, granularity)), len(hand_written(spark, frame, column, granularity))}
-            results = {name: Measured([], []) for name in methods}
-            for name, method in methods.items():
-                measure(spark, frame, f"warmup-{name}", method, Measured([], []))
-            for _ in range(args.rounds):
-                for name, method in methods.items():
-                    measure(spark, frame, name, method, results[name])
+            results = alternate(spark, frame, methods, args.rounds)
             median = {name: statistics.median(m.seconds) for name, m in results.items()}
             print(
                 f"\ncompleteness, {args.rows:,} rows, {granularity} on {column}, {LOOKBACK_DAYS}-day window "

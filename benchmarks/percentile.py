@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from bench import COLUMN_COPIES, Measured, contract, dataset, measure, method_a
+from bench import COLUMN_COPIES, alternate, contract, dataset, method_a
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -67,12 +67,7 @@ def spark_work(spark: SparkSession, frame: DataFrame, rounds: int) -> None:
         "P": lambda: frame.agg(F.percentile_approx(column, F.lit(0.95))).first(),
         "R": refined,
     }
-    results = {name: Measured([], []) for name in methods}
-    for name, run_ in methods.items():
-        measure(spark, frame, f"warmup-{name}", run_, Measured([], []))
-    for _ in range(rounds):
-        for name, run_ in methods.items():
-            measure(spark, frame, name, run_, results[name])
+    results = alternate(spark, frame, methods, rounds)
     median = {name: statistics.median(m.seconds) for name, m in results.items()}
     print(f"\none p95 alone, hand-written, {frame.count():,} rows, {rounds} rounds, medians:")
     for name, label in [("S", "exact percentile (sort)"), ("P", "percentile_approx"), ("R", "bracket + refining pass")]:
@@ -94,12 +89,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
                 return method_a(frame, rules)
 
         methods: dict[str, Callable[[], Any]] = {"E": exact, "Q": approximate}
-        results = {name: Measured([], []) for name in methods}
-        for name, run_ in methods.items():
-            measure(spark, frame, f"warmup-{name}", run_, Measured([], []))
-        for _ in range(args.rounds):
-            for name, run_ in methods.items():
-                measure(spark, frame, name, run_, results[name])
+        results = alternate(spark, frame, methods, args.rounds)
         median = {name: statistics.median(m.seconds) for name, m in results.items()}
         print(
             f"\npercentiles, {args.rows:,} rows, {len(rules.rules)} rules ({copies} percentile"

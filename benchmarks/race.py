@@ -34,10 +34,9 @@ from bench import (
     COLUMN_COPIES,
     DATA,
     STATUSES,
-    Measured,
+    alternate,
     contract,
     dataset,
-    measure,
     method_a,
     method_c,
     row_rules,
@@ -153,12 +152,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         "A": lambda: method_a(frame, template),
         "C": lambda: method_c(frame, 1),
     }
-    results = {name: Measured([], []) for name in methods}
-    for name, method in methods.items():
-        measure(spark, frame, f"warmup-{name}", method, Measured([], []))
-    for _ in range(args.rounds):
-        for name, method in methods.items():
-            measure(spark, frame, name, method, results[name])
+    results = alternate(spark, frame, methods, args.rounds)
     median = {name: statistics.median(m.seconds) for name, m in results.items()}
     cpu = {name: statistics.median(m.cpu) for name, m in results.items()}
     written = spark.read.parquet(str(out / "valid")).count(), spark.read.parquet(str(out / "quarantine")).count()
