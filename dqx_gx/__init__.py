@@ -13,9 +13,9 @@ checkpoints written by dqx-gx load in plain GX code.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from dqx_gx.lazy import lazy_exports
 from dqx_gx.registration import register_with_gx_when_imported
 
 if TYPE_CHECKING:
@@ -67,12 +67,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'dqx_gx' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _WHERE)
 
 
 register_with_gx_when_imported()

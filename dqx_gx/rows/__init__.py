@@ -7,8 +7,9 @@ first use, so ``dqx_gx.rows.choices`` (defaults and errors) is importable withou
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dqx_gx.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from dqx_gx.rows.choices import RowGateError
@@ -42,9 +43,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'dqx_gx.rows' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _WHERE)
