@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from dqx_gx.errors import warn_contract
 from dqx_gx.kinds import Scalar
 from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
 from dqx_gx.sources.servers import Server
@@ -163,3 +164,10 @@ class Contract:
         from dqx_gx.contract.native import load_native  # noqa: PLC0415 - it imports this module
 
         return load_native(source)
+
+
+def skipped(label: str, reason: str, *, stacklevel: int = 1, **fields: Any) -> SkippedRule:
+    """A rule that cannot run: SKIPPED with its reason and a ContractWarning naming it, never dropped
+    (SPEC §3). ``stacklevel`` counts from the caller, as in :func:`warnings.warn`."""
+    warn_contract(f"{label}: {reason}; skipping", stacklevel=stacklevel + 1)
+    return SkippedRule(reason=reason, **fields)

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.jsonschemas import own_validator, problems
-from dqx_gx.contract.model import Contract, Property, Source
+from dqx_gx.contract.model import Contract, Property, Source, skipped
 from dqx_gx.contract.problems import Problems
 from dqx_gx.contract.properties import checked_regex, checked_values, is_sensitive, schema_rules
 from dqx_gx.contract.quality import DQX_CHECKS, completeness, return_scale
@@ -21,7 +21,7 @@ from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
-from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
+from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, unique_names
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold
 
@@ -241,8 +241,7 @@ def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
     column = prop.column
     if check.get("case_sensitive") is False:
         reason = "case_sensitive: false is not supported (DQX does not implement it either)"
-        warn_contract(f"{label}: {reason}; skipping", stacklevel=3)
-        return SkippedRule(origin=RuleOrigin.DQX, column=column, reason=reason, **info)
+        return skipped(label, reason, stacklevel=3, origin=RuleOrigin.DQX, column=column, **info)
     metric_kind = _COLUMN_CHECKS[kind]
     fields: dict[str, Any] = {"scale": return_scale(check)}
     if kind in ("whitelist", "blacklist"):

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems
-from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
+from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule, skipped
 from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
@@ -386,8 +386,16 @@ def _unchecked_sla(where: str, prop_name: str, entry: Mapping[str, Any]) -> Skip
     value = "".join(f" {entry[k]}" for k in ("value", "unit") if k in entry)
     name = f"SLA: {prop_name}{value} on {entry['element']}"
     reason = UNCHECKED_SLA_PROPERTIES[prop_name.lower()]
-    warn_contract(f"{where} ({name}): {reason}; skipping", stacklevel=4)
-    return SkippedRule(id=where, name=name, severity="P1", origin=RuleOrigin.SLA, dimension="timeliness", reason=reason)
+    return skipped(
+        f"{where} ({name})",
+        reason,
+        stacklevel=4,
+        id=where,
+        name=name,
+        severity="P1",
+        origin=RuleOrigin.SLA,
+        dimension="timeliness",
+    )
 
 
 def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iterator[SkippedRule]:
@@ -405,8 +413,10 @@ def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iter
             "and a run validates one dataset"
         )
         where = f"{path}.relationships[{i}]"
-        warn_contract(f"{where} ({name}): {reason}; skipping", stacklevel=3)
-        yield SkippedRule(
+        yield skipped(
+            f"{where} ({name})",
+            reason,
+            stacklevel=3,
             id=where,
             name=name,
             severity="P1",
@@ -414,7 +424,6 @@ def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iter
             schema_check=SchemaCheck.RELATIONSHIP,
             dimension="consistency",
             column=owner,
-            reason=reason,
         )
 
 

@@ -17,9 +17,9 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from dqx_gx.contract.model import SENSITIVE_CLASSES, Property
+from dqx_gx.contract.model import SENSITIVE_CLASSES, Property, skipped
 from dqx_gx.contract.problems import Problems
-from dqx_gx.errors import ContractValidationError, shown, warn_contract
+from dqx_gx.errors import ContractValidationError, shown
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind, Scalar
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator, Threshold, finite_number
@@ -213,15 +213,16 @@ def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool
 
 def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedRule:
     reason = f"{what} of {prop.name!r}: {why}"
-    warn_contract(f"{where} (property '{prop.name}'): {reason}; skipping", stacklevel=2)
-    return SkippedRule(
+    return skipped(
+        f"{where} (property '{prop.name}')",
+        reason,
+        stacklevel=2,
         id=f"{where}.nested",
         name=f"{prop.name} {what}",
         severity="P1",
         origin=RuleOrigin.SCHEMA,
         dimension="conformity",
         column=prop.column,
-        reason=reason,
     )
 
 

@@ -14,10 +14,10 @@ from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.jsonschemas import own_validator, problems
-from dqx_gx.contract.model import Property, TextRule
+from dqx_gx.contract.model import Property, TextRule, skipped
 from dqx_gx.contract.properties import checked_regex, checked_values
 from dqx_gx.contract.source import parse_yaml_fragment
-from dqx_gx.errors import ContractValidationError, warn_contract
+from dqx_gx.errors import ContractValidationError
 from dqx_gx.kinds import Metric, MetricKind, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
@@ -124,8 +124,7 @@ def _origin(kind: str) -> RuleOrigin:
 
 
 def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reason: str) -> SkippedRule:
-    warn_contract(f"{label}: {reason}; skipping", stacklevel=4)
-    return SkippedRule(name=name, origin=origin, reason=reason, **info)
+    return skipped(label, reason, stacklevel=4, name=name, origin=origin, **info)
 
 
 # --- library metrics ------------------------------------------------------------------------------
