@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from dqx_gx.rows.stream import BatchVerdict, gate_each_batch
     from dqx_gx.run import ContractRun, RuleResult, run_contract
     from dqx_gx.sources.choices import SourceError
-    from dqx_gx.sources.reader import read_data
+    from dqx_gx.sources.reader import read_data, read_references
 
 _WHERE = {
     "Contract": "dqx_gx.contract",
@@ -44,6 +44,7 @@ _WHERE = {
     "gate_each_batch": "dqx_gx.rows.stream",
     "BatchVerdict": "dqx_gx.rows.stream",
     "read_data": "dqx_gx.sources.reader",
+    "read_references": "dqx_gx.sources.reader",
     "SourceError": "dqx_gx.sources.choices",
 }
 
@@ -62,6 +63,7 @@ __all__ = [
     "gate_each_batch",
     "load_contracts",
     "read_data",
+    "read_references",
     "run_contract",
     "split_rows",
 ]

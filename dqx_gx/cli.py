@@ -93,7 +93,10 @@ def _validate(args: argparse.Namespace) -> int:
     from dqx_gx.contract import load_contracts
 
     with _reported_warnings(args.verbose):
-        contracts = [_choose(load_contracts(path), args.schema) for path in args.contracts]
+        documents = [load_contracts(path) for path in args.contracts]
+    contracts = [_choose(document, args.schema) for document in documents]
+    given = _parse_pairs(args.reference, "--reference")
+    _check_references(contracts, given)
     from dqx_gx.rows.outputs import Output
 
     outputs = [
@@ -108,7 +111,7 @@ def _validate(args: argparse.Namespace) -> int:
     starting = Starting(where, _parse_pairs(args.conf, "--conf"), args.verbose)
     from dqx.common import ResultKey
 
-    from dqx_gx.sources.reader import read_data
+    from dqx_gx.sources.reader import read_data, read_references
 
     spark = starting.session()
     clock.lap("start")
@@ -123,8 +126,17 @@ def _validate(args: argparse.Namespace) -> int:
         "allow_sql": args.allow_sql,
         "samples": args.samples,
     }
+    import dqx_gx.run  # noqa: F401  GX's import turns on logging.captureWarnings: not inside _reported_warnings
+
+    configure_logging(args.verbose)  # again: GX's import pins one of its loggers at INFO
+
     runs: list[ContractRun] = []
-    for contract in contracts:  # one session, one context: each contract read and run in turn
+    for contract, document in zip(contracts, documents, strict=True):  # one session and context, in turn
+        on_server = args.data is None and args.table is None  # the data on a server: its neighbours too
+        with _reported_warnings(args.verbose):
+            references = read_references(
+                spark, contract, document, given=given, server=args.server, on_server=on_server
+            )
         frame = read_data(
             spark,
             contract,
@@ -136,7 +148,7 @@ def _validate(args: argparse.Namespace) -> int:
         )
         clock.lap("read")
         with _reported_warnings(args.verbose):
-            runs.append(_run(contract, frame, options, outputs, args))
+            runs.append(_run(contract, frame, {**options, "references": references}, outputs, args))
         clock.lap("run")
     from dqx_gx import report
 
@@ -161,9 +173,9 @@ def _run(
 
     if not outputs:
         return run_contract(contract, frame, **options)
-    with gated(contract, frame) as annotated:
+    with gated(contract, frame, options["references"]) as annotated:
         run = run_contract(contract, annotated.drop(ERRORS, WARNINGS), **options)
-        warn_without_row_rules(contract, frame)
+        warn_without_row_rules(contract, frame, options["references"])
         valid, quarantine = split_annotated(annotated)
         chosen = {"--valid": valid, "--quarantine": quarantine}
         write_outputs(
@@ -263,6 +275,19 @@ def _reported_warnings(verbose: int) -> Iterator[None]:
                     print(f"warning: {text}", file=sys.stderr)
                 elif verbose:
                     print(f"{warning.category.__name__}: {text}", file=sys.stderr)
+
+
+def _check_references(contracts: list[Contract], given: dict[str, str]) -> None:
+    """Refuse before the run a --reference that no foreign key of the contracts refers to (a typo)."""
+    referenced = {r.metric.reference for c in contracts for r in c.metric_rules if r.metric.reference is not None}
+    for name, location in given.items():
+        if not location:
+            raise InputError(f"--reference {name}=: give where the dataset is (a path, or table:NAME)")
+        if name not in referenced:
+            known = ", ".join(sorted(referenced)) or "none"
+            raise InputError(
+                f"--reference {name}: no foreign key of the contract refers to {name!r} (they refer to: {known})"
+            )
 
 
 def _check_gx_dir(directory: str | None) -> None:
@@ -377,6 +402,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="merge the columns of parquet/ORC files that disagree (default: on for a folder or glob, "
         "off for one file)",
+    )
+    validate.add_argument(
+        "--reference",
+        action="append",
+        metavar="NAME=PATH",
+        help="the dataset a foreign key refers to (relationships 'to: NAME.column'), read like --data; "
+        "table:TABLE reads a catalog table (repeatable; a foreign key without it is SKIPPED)",
     )
     validate.add_argument(
         "--now", metavar="ISO", help="the moment freshness is measured from (default: now; no zone = UTC)"

@@ -18,10 +18,11 @@ from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRu
 from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
+from dqx_gx.contract.relationships import SchemaObjects, relationship_rules
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
-from dqx_gx.rules.rule import Rule, RuleOrigin, SchemaCheck, SkippedRule, unique_names
+from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
 from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
 from dqx_gx.sources.servers import parse_servers
 
@@ -288,9 +289,11 @@ def _contract(
     )
     latency, sla_rules, sla_metadata = _sla(doc, (names[index], others, other_columns), columns, properties, found)
     rules.extend(sla_rules)
-    rules.extend(_relationships(obj, path, None))
-    for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
-        rules.extend(_relationships(raw_prop, f"{path}.properties[{k}]", prop.column))
+    objects = [o if isinstance(o, Mapping) else {} for o in doc["schema"]]
+    owners = [(path, obj, None), *_owners(obj, path, properties)]
+    rules.extend(relationship_rules(SchemaObjects(objects), index, owners, list(_in_arrays(obj, path))))
+    rules = list(unique_names(rules))
+    notes.extend(_reference_note(r) for r in rules if isinstance(r, MetricRule) and r.metric.reference is not None)
     description = doc.get("description")
     return Contract(
         name=doc.get("name"),
@@ -304,7 +307,7 @@ def _contract(
         description=description.get("purpose") if isinstance(description, Mapping) else description,
         tags=tuple(doc.get("tags") or ()),
         properties=properties,
-        rules=unique_names(rules),
+        rules=tuple(rules),
         text_rules=tuple(text_rules),
         sla_latency=latency,
         sla_metadata=MappingProxyType(sla_metadata),
@@ -398,37 +401,37 @@ def _unchecked_sla(where: str, prop_name: str, entry: Mapping[str, Any]) -> Skip
     )
 
 
-def _relationships(raw: Mapping[str, Any], path: str, owner: str | None) -> Iterator[SkippedRule]:
-    """Foreign keys (ODCS 3.1 ``relationships``): SKIPPED with the reason, since a run sees one dataset."""
-    for i, relation in enumerate(raw.get("relationships") or []):
-        if not isinstance(relation, Mapping):
-            continue
-        source = relation.get("from", owner)
-        target = relation.get("to")
-        targets = target if isinstance(target, list) else [target]
-        tables = sorted({str(t).rsplit(".", 1)[0] for t in targets if t is not None and "." in str(t)})
-        name = f"foreign key {_shown_reference(source)} → {_shown_reference(target)}"
-        reason = (
-            f"checking it needs the referenced dataset ({', '.join(tables) or 'not named'}), "
-            "and a run validates one dataset"
-        )
-        where = f"{path}.relationships[{i}]"
-        yield skipped(
-            f"{where} ({name})",
-            reason,
-            stacklevel=3,
-            id=where,
-            name=name,
-            severity="P1",
-            origin=RuleOrigin.SCHEMA,
-            schema_check=SchemaCheck.RELATIONSHIP,
-            dimension="consistency",
-            column=owner,
-        )
+def _owners(
+    raw: Mapping[str, Any], path: str, properties: tuple[Property, ...], prefix: str = ""
+) -> Iterator[tuple[str, Mapping[str, Any], str]]:
+    """Every property (struct fields too, by their column path) with its raw mapping: where relationships sit."""
+    raws = [p for p in raw.get("properties") or [] if isinstance(p, Mapping)]
+    if len(raws) != len(properties):
+        return  # a property was refused: the load fails with its problem
+    for k, (raw_prop, prop) in enumerate(zip(raws, properties, strict=True)):
+        where, column = f"{path}.properties[{k}]", f"{prefix}{prop.column}"
+        yield where, raw_prop, column
+        yield from _owners(raw_prop, where, prop.properties, f"{column}.")
 
 
-def _shown_reference(reference: Any) -> str:
-    return "(" + ", ".join(map(str, reference)) + ")" if isinstance(reference, list) else str(reference)
+def _in_arrays(raw: Mapping[str, Any], path: str, inside: bool = False) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Every mapping inside an array's elements (``items`` and what nests in them), with its path."""
+    if inside:
+        yield path, raw
+    for k, prop in enumerate(raw.get("properties") or []):
+        if isinstance(prop, Mapping):
+            yield from _in_arrays(prop, f"{path}.properties[{k}]", inside)
+    items = raw.get("items")
+    if isinstance(items, Mapping):
+        yield from _in_arrays(items, f"{path}.items", True)
+
+
+def _reference_note(rule: MetricRule) -> str:
+    name = rule.metric.reference
+    return (
+        f"{rule.id} ({rule.name}): checked only when the run is given the dataset {name!r} "
+        f"(--reference {name}=PATH); SKIPPED otherwise"
+    )
 
 
 def _sla(

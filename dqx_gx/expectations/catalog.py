@@ -41,6 +41,8 @@ _ARGUMENT_TYPES: dict[str, Any] = {
     "granularity": str,
     "lookback_days": int,
     "allow_future_gaps": bool,
+    "reference": str,
+    "reference_columns": list[str],
     "scale": str,
     "now": Instant,
 }
@@ -86,6 +88,8 @@ class KindExpectation(DqxExpectation):
         if self.kind.value.needs_now and self.moment() is None:
             return Unmeasured("'now' was not given at run time (expectation parameter 'now')")
         raw = metrics[measured(self.kind, metric)[0]]
+        if isinstance(raw, dict) and "error" in raw:  # a referenced dataset missing or not comparable
+            return Unmeasured(raw["error"])
         what = f"{self.kind.metric.value}({', '.join(metric.columns)})"
         match self.kind.value:
             case Value.ROWS:

@@ -38,22 +38,28 @@ from dqx_gx.rules.threshold import Interval
 from dqx_gx.sources.untyped import uncast_count
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
+from dqx_gx.spark.references import given_reference, not_given, reference_keys, with_found_keys
 
 BATCH_SCHEMA = "dqx.batch_schema"
 NUM_ROWS = "dqx.num_rows"
 FIRST_PASS = "dqx.aggregate"
 SECOND_PASS = "dqx.distinct_aggregate"
 OWN_QUERY = "dqx.distinct_values"
+REFERENCE_QUERY = "dqx.reference_aggregate"
 MARKED_ROWS = "dqx.marked_rows"
 UNCAST_VALUES = "dqx.uncast_values"
 REFINING = "dqx.refining_aggregate"
 REFINED = "dqx.refined"
+FOUND = "_dqx_found"
+"""The flag column a foreign-key query joins in (see :func:`~dqx_gx.spark.references.with_found_keys`)."""
 
 
 def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     """The metric (name and value kwargs) that computes ``metric``; the scale is applied afterwards."""
     arguments = {k: v for k, v in kind.arguments(metric).items() if k != "scale"}
-    name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY}[kind.spark.pass_]
+    name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY, Pass.REFERENCE: REFERENCE_QUERY}[
+        kind.spark.pass_
+    ]
     return REFINED if kind.spark.refine else name, {"kind": kind.metric.value, **arguments}
 
 
@@ -227,6 +233,8 @@ class KindAggregate(Aggregate):
         "granularity",
         "lookback_days",
         "allow_future_gaps",
+        "reference",
+        "reference_columns",
     )
     result_type: str | None = None
     """The Spark type of the result; None: the kind's own."""
@@ -310,6 +318,41 @@ class DistinctValues(TableMetricProvider):
         value = kind.spark.aggregate(on).alias("value")
         rows = df.select(value).where(F.col("value").isNotNull()).distinct().collect()
         return sorted(row[0] for row in rows)
+
+
+class ReferenceAggregate(TableMetricProvider):
+    """A :attr:`~dqx_gx.kinds.kind.Pass.REFERENCE` kind's aggregate (foreign keys): the batch joined with
+    the referenced dataset's keys, one query of its own. ``{"error": why}`` when the referenced dataset
+    was not given to this run or its keys cannot be compared; None when the batch's columns cannot be
+    measured (the expectation says why)."""
+
+    metric_name = REFERENCE_QUERY
+    value_keys = KindAggregate.value_keys
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(
+        cls,
+        execution_engine: SparkDFExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> Any:
+        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        on = measurable(kind, Columns.of(df), metric_value_kwargs)
+        if on is None:
+            return None
+        name = on.metric.reference or ""
+        reference = given_reference(name)
+        if reference is None:
+            return {"error": f"the foreign key was not checked: {not_given(name)}"}
+        keys = reference_keys(on.metric, on.fields, reference)
+        if isinstance(keys, str):
+            return {"error": keys}
+        joined = with_found_keys(df, on.fields, reference, keys, FOUND)
+        found = replace(on, found=F.coalesce(F.col(FOUND), F.lit(False)))
+        return joined.agg(kind.spark.aggregate(found)).first()[0]  # type: ignore[index]
 
 
 class RefiningAggregate(KindAggregate):

@@ -8,6 +8,7 @@ translated, so a run that lost an expectation can be told from one that passed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
 from typing import Any, Literal
@@ -28,6 +29,7 @@ from dqx_gx.kinds import kind_of
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.sql_guard import checked_query
 from dqx_gx.rules.threshold import Threshold
+from dqx_gx.spark.references import not_given
 
 NOW_PARAMETER = "now"
 """The expectation parameter that carries "now" into freshness checks at run time."""
@@ -60,12 +62,14 @@ SQL_OFF = (
 )
 
 
-def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
+def build_suite(contract: Contract, *, allow_sql: bool = False, references: Collection[str] = ()) -> SuiteBuild:
     """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped.
 
     ``type: sql`` rules become expectations only with ``allow_sql``; their query
     must then pass :func:`~dqx_gx.rules.sql_guard.checked_query` or the
-    whole translation is refused (ContractValidationError naming the rule).
+    whole translation is refused (ContractValidationError naming the rule). A foreign key
+    becomes an expectation only when its referenced dataset is among ``references`` (the
+    names the run is given data for); else it is SKIPPED with how to give it.
     """
     expectations: list[Expectation] = []
     declared: list[Expectation] = []
@@ -78,6 +82,12 @@ def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
         if isinstance(rule, SqlRule) and not allow_sql:
             warn_contract(f"Quality rule '{rule.name}': {SQL_OFF}; skipping", stacklevel=2)
             skipped[rule.id] = SQL_OFF
+            continue
+        reference = rule.metric.reference if isinstance(rule, MetricRule) else None
+        if reference is not None and reference not in references:
+            reason = f"the foreign key is not checked: {not_given(reference)}"
+            warn_contract(f"Rule '{rule.name}' ({rule.id}): {reason}; skipping", stacklevel=2)
+            skipped[rule.id] = reason
             continue
         built = expectation_for(rule, contract)
         if isinstance(built, str):
@@ -98,10 +108,13 @@ def build_suite(contract: Contract, *, allow_sql: bool = False) -> SuiteBuild:
     return SuiteBuild(suite, skipped)
 
 
-def expectation_suite(contract: Contract, *, allow_sql: bool = False) -> gx.ExpectationSuite:
+def expectation_suite(
+    contract: Contract, *, allow_sql: bool = False, references: Collection[str] = ()
+) -> gx.ExpectationSuite:
     """``contract`` as a GX ExpectationSuite: one expectation per executable rule (``type: sql`` rules
-    only with ``allow_sql``); rules that cannot run are listed in the suite's ``meta.dqx.skipped``."""
-    return build_suite(contract, allow_sql=allow_sql).suite
+    only with ``allow_sql``, foreign keys only when their referenced dataset is named in ``references``);
+    rules that cannot run are listed in the suite's ``meta.dqx.skipped``."""
+    return build_suite(contract, allow_sql=allow_sql, references=references).suite
 
 
 def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:

@@ -13,7 +13,9 @@ contract never imports it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
+from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from dqx_gx.kinds.kind import (
@@ -190,6 +192,26 @@ def _duplicated_words(metric: Metric) -> str:
     if len(metric.columns) == 1:
         return f"{metric.columns[0]} is NULL or occurs in more than one row"
     return f"({', '.join(metric.columns)}) occurs in more than one row"
+
+
+def _unreferenced(on: On) -> Column:
+    """The rows whose key has no NULL and is no key of the referenced dataset (SQL's MATCH SIMPLE: a key
+    with a NULL references nothing and breaks nothing)."""
+    assert on.found is not None, "reference marks need the referenced keys joined in (dqx_gx.spark.references)"
+    whole = reduce(operator.and_, [column.isNotNull() for column in on.columns])
+    return whole & ~on.found
+
+
+def _referenced(metric: Metric) -> str:
+    """``customer_id → customers.id``; a composite key ``(a, b) → orders.(x, y)``."""
+    if len(metric.columns) == 1:
+        return f"{metric.columns[0]} → {metric.reference}.{metric.reference_columns[0]}"
+    return f"({', '.join(metric.columns)}) → {metric.reference}.({', '.join(metric.reference_columns)})"
+
+
+def _unreferenced_words(metric: Metric) -> str:
+    keys = metric.columns[0] if len(metric.columns) == 1 else f"({', '.join(metric.columns)})"
+    return f"{keys} is not a key of {metric.reference} ({', '.join(metric.reference_columns)})"
 
 
 BREAKS_THE_BOUND = Marks(
@@ -471,6 +493,21 @@ KINDS: Mapping[MetricKind, Kind] = {
             params=(Param.GRANULARITY, Param.LOOKBACK_DAYS, Param.ALLOW_FUTURE_GAPS),
             subject="completeness",
             shows_values=True,  # the missing periods it names are values of the column
+        ),
+        Kind(
+            MetricKind.MISSING_REFERENCE_COUNT,
+            reads=lambda metric: f"missing_reference_count({_referenced(metric)})",
+            accepts=COMPARABLE,
+            value=Value.ROWS,
+            spark=Spark(
+                lambda on: X.count_if(_unreferenced(on)),
+                Marks(_unreferenced, _unreferenced_words, Reach.REFERENCE),
+                pass_=Pass.REFERENCE,
+            ),
+            expectation="expect_dqx_missing_reference_count",
+            arity=Arity.MANY,
+            params=(Param.REFERENCE, Param.REFERENCE_COLUMNS),
+            subject="foreign key",
         ),
     )
 }

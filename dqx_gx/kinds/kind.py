@@ -119,6 +119,8 @@ class Param(StrEnum):
     GRANULARITY = "granularity"
     LOOKBACK_DAYS = "lookback_days"
     ALLOW_FUTURE_GAPS = "allow_future_gaps"
+    REFERENCE = "reference"
+    REFERENCE_COLUMNS = "reference_columns"
 
 
 class Pass(StrEnum):
@@ -132,6 +134,9 @@ class Pass(StrEnum):
     """A query of its own: the "aggregate" is a per-row value, and the metric is its distinct non-NULL
     values (completeness: the partition starts in the window, a few hundred at most), so no pass
     holds an ObjectHashAggregate (``collect_set``) that would turn off code generation for every rule."""
+    REFERENCE = "reference"
+    """A query of its own over the batch joined with the referenced dataset's keys (foreign keys): the
+    aggregate reads :attr:`On.found`. The referenced dataset is given to the run, not stored in the suite."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,8 @@ class On:
     """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
     now: datetime | None = None
     """The run's moment, for kinds whose rows depend on it (completeness's window)."""
+    found: Column | None = None
+    """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
 
     @property
     def field(self) -> StructField:
@@ -178,6 +185,9 @@ class Reach(StrEnum):
     (:attr:`On.repeated`); not possible on a stream."""
     BOUNDS = "bounds"
     """The row alone, against the rule's pass interval (custom min/max): only rules with an operator mark."""
+    REFERENCE = "reference"
+    """The row's key against the keys of a referenced dataset (foreign keys), joined in first
+    (:attr:`On.found`); a stream too, as a stream-static join."""
 
 
 @dataclass(frozen=True)
@@ -295,10 +305,9 @@ class Kind:
             if param is Param.CONSTRAINT:
                 assert metric.constraint is not None
                 arguments.update(constraint=metric.constraint.kind.value, value=metric.constraint.value)
-            elif param is Param.VALUES:
-                arguments["values"] = list(metric.values)
             else:
-                arguments[param.value] = getattr(metric, param.value)
+                value = getattr(metric, param.value)
+                arguments[param.value] = list(value) if isinstance(value, tuple) else value
         if self.value is Value.ROWS:
             arguments["scale"] = metric.scale.value
         return arguments
@@ -314,10 +323,9 @@ class Kind:
         for param in self.params:
             if param is Param.CONSTRAINT:
                 fields["constraint"] = Constraint(ConstraintKind(arguments["constraint"]), arguments["value"])
-            elif param is Param.VALUES:
-                fields["values"] = tuple(arguments["values"])
             else:
-                fields[param.value] = arguments[param.value]
+                value = arguments[param.value]
+                fields[param.value] = tuple(value) if isinstance(value, list) else value
         return Metric(self.metric, columns, scale=Scale(arguments.get("scale", Scale.COUNT)), **fields)
 
 

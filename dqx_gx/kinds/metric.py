@@ -44,6 +44,8 @@ class MetricKind(StrEnum):
     """Non-null rows breaking a declared value constraint (logicalTypeOptions)."""
     MISSING_PARTITIONS = "missing_partitions"
     """Expected time partitions (hours, days, ISO weeks, months) of a lookback window with no row (SPEC §7)."""
+    MISSING_REFERENCE_COUNT = "missing_reference_count"
+    """Rows whose key (no column NULL) is no key of the referenced dataset: a broken foreign key (SPEC §3)."""
 
 
 class Scale(StrEnum):
@@ -99,6 +101,10 @@ class Metric:
     """Completeness only: how far back from "now" partitions are expected."""
     allow_future_gaps: bool = True
     """Completeness only: gaps after the latest present partition are late data, not gaps."""
+    reference: str | None = None
+    """Foreign keys only: the referenced dataset, by the name the contract gives it (the run is given it)."""
+    reference_columns: tuple[str, ...] = ()
+    """Foreign keys only: the referenced dataset's key columns, paired with ``columns``."""
     scale: Scale = Scale.COUNT
 
     @property

@@ -22,27 +22,36 @@ from dqx_gx.rows.choices import RowGateError
 from dqx_gx.rows.marks import RowCheck, RowRule, marked, row_rules
 from dqx_gx.sources.untyped import UNCAST
 from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.references import References
 
 ERRORS = "_dqx_errors"
 WARNINGS = "_dqx_warnings"
 ANNOTATION = "array<struct<rule:string,columns:array<string>,severity:string,message:string>>"
 
 
-def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | date | str | None = None) -> DataFrame:
+def annotate_rows(
+    contract: Contract,
+    dataframe: DataFrame,
+    *,
+    now: datetime | date | str | None = None,
+    references: References | None = None,
+) -> DataFrame:
     """``dataframe`` plus ``_dqx_errors`` and ``_dqx_warnings``: the row-level rules each row breaks.
 
     P0 rules write errors, P1–P3 warnings; a column is NULL where the row has none. Lazy.
     Works on a streaming DataFrame for every rule that looks at the row alone; a rule that
     compares rows (duplicates, ``unique``, ``primaryKey``) raises :class:`RowGateError` naming
     it there (gate each micro-batch with :func:`dqx_gx.gate_each_batch` instead). On a stream
-    nothing here runs a Spark action or a join: the result is written with ``writeStream``. ``now`` is the moment
+    nothing here runs a Spark action; a foreign key is a stream-static join with its referenced
+    dataset's keys. ``references`` are the datasets the contract's foreign keys refer to, by the name
+    the contract uses (a foreign key whose dataset is not given marks nothing). ``now`` is the moment
     time-based rules would be measured from; no row-level kind reads it today.
     """
     del now  # accepted for a stable signature beside run_contract; no row-level kind is time-based
     clash = sorted({ERRORS, WARNINGS} & set(dataframe.columns))
     if clash:
         raise RowGateError(f"the DataFrame already has {', '.join(clash)}: it was annotated before")
-    rules = row_rules(contract, Columns.of(dataframe))
+    rules = row_rules(contract, Columns.of(dataframe), references)
     if dataframe.isStreaming:
         needing_rows = [r.rule.name for r in rules if isinstance(r, RowRule) and r.marks.reach is Reach.KEY]
         if needing_rows:
@@ -59,15 +68,20 @@ def annotate_rows(contract: Contract, dataframe: DataFrame, *, now: datetime | d
 
 
 def split_rows(
-    contract: Contract, dataframe: DataFrame, *, now: datetime | date | str | None = None
+    contract: Contract,
+    dataframe: DataFrame,
+    *,
+    now: datetime | date | str | None = None,
+    references: References | None = None,
 ) -> tuple[DataFrame, DataFrame]:
     """``(valid, quarantine)``: rows without errors (``_dqx_warnings`` kept) and rows with at least one
-    (both annotation columns kept). Every input row is in exactly one. Lazy.
+    (both annotation columns kept). Every input row is in exactly one. Lazy. ``references`` as in
+    :func:`annotate_rows`.
 
     A contract without row-level rules gives ``(all rows, no rows)`` and a ContractWarning.
     """
-    annotated = annotate_rows(contract, dataframe, now=now)
-    warn_without_row_rules(contract, dataframe)
+    annotated = annotate_rows(contract, dataframe, now=now, references=references)
+    warn_without_row_rules(contract, dataframe, references)
     return split_annotated(annotated)
 
 
@@ -77,9 +91,9 @@ def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
     return valid, annotated.filter(F.col(ERRORS).isNotNull()).drop(UNCAST)
 
 
-def warn_without_row_rules(contract: Contract, dataframe: DataFrame) -> None:
+def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references: References | None = None) -> None:
     """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
-    if not row_rules(contract, Columns.of(dataframe)):
+    if not row_rules(contract, Columns.of(dataframe), references):
         warn_contract(f"{contract.check_name} has no row-level rule for this batch: every row is valid", stacklevel=3)
 
 

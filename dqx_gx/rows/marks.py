@@ -16,6 +16,7 @@ from dqx_gx.kinds.kind import Marks, On, Reach, fill
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.sources.untyped import UNCAST, uncast_mark
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
+from dqx_gx.spark.references import References, reference_keys, with_found_keys
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class RowRule:
     rule: MetricRule
     kind: Kind
     fields: tuple[StructField, ...]
+    reference: tuple[DataFrame, tuple[StructField, ...]] | None = None
+    """For a foreign key: the referenced dataset and its key columns, paired with ``fields``."""
 
     @property
     def marks(self) -> Marks:
@@ -63,7 +66,7 @@ class Marked:
     frame: DataFrame
     checks: tuple[RowCheck, ...]
     hidden: tuple[str, ...]
-    """Helper columns added to ``frame`` (repeated-key flags), to drop once the marks are computed."""
+    """Helper columns added to ``frame`` (repeated-key and found-key flags), to drop once the marks are computed."""
 
 
 def is_row_level(rule: Rule) -> bool:
@@ -75,12 +78,14 @@ def is_row_level(rule: Rule) -> bool:
     return isinstance(marks, Marks) and (marks.reach is not Reach.BOUNDS or rule.threshold is not None)
 
 
-def row_rules(contract: Contract, columns: Columns) -> list[RowRule | UncastRule]:
+def row_rules(contract: Contract, columns: Columns, references: References | None = None) -> list[RowRule | UncastRule]:
     """The contract's row-level rules that can mark rows of this batch.
 
     A rule whose column is not in the batch, or of a type its kind cannot measure, marks
-    nothing: the run reports it FAILED with the reason. On a batch read from an untyped source
-    (it has ``_dqx_uncast``) the type rules of the cast columns mark the values that did not cast.
+    nothing: the run reports it FAILED with the reason. So does a foreign key whose referenced
+    dataset is not in ``references`` (the run reports it SKIPPED) or cannot be compared (FAILED).
+    On a batch read from an untyped source (it has ``_dqx_uncast``) the type rules of the cast
+    columns mark the values that did not cast.
     """
     found: list[RowRule | UncastRule] = []
     untyped = columns.find(UNCAST) is not None
@@ -94,8 +99,15 @@ def row_rules(contract: Contract, columns: Columns) -> list[RowRule | UncastRule
         kind = kind_of(rule.metric)
         fields = tuple(columns.find(name) for name in rule.metric.columns)
         present = tuple(f for f in fields if f is not None)
-        if len(present) == len(fields) and not any(type_problem(kind, rule.metric, f) for f in present):
+        if len(present) < len(fields) or any(type_problem(kind, rule.metric, f) for f in present):
+            continue
+        if kind.spark.marks.reach is not Reach.REFERENCE:  # type: ignore[union-attr]  # is_row_level: Marks
             found.append(RowRule(rule, kind, present))
+            continue
+        reference = (references or {}).get(rule.metric.reference or "")
+        keys = reference_keys(rule.metric, present, reference) if reference is not None else None
+        if reference is not None and isinstance(keys, tuple):
+            found.append(RowRule(rule, kind, present, (reference, keys)))
     return found
 
 
@@ -104,7 +116,7 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
     grouping of the key columns alone and joined back (broadcast when few), so the rows
-    themselves are never shuffled.
+    themselves are never shuffled. Foreign keys join in the referenced dataset's keys.
     """
     checks = []
     hidden = []
@@ -117,13 +129,18 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
             continue
         columns = tuple(spark_column(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
-        repeated = None
+        repeated = found = None
         if row_rule.marks.reach is Reach.KEY:
             flag = f"_dqx_repeated_{index}"
             frame = _with_repeated_keys(frame, row_rule.fields, flag)
             hidden.append(flag)
             repeated = F.coalesce(F.col(flag), F.lit(False))
-        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated)
+        if row_rule.reference is not None:
+            flag = f"_dqx_found_{index}"
+            frame = with_found_keys(frame, row_rule.fields, *row_rule.reference, flag)
+            hidden.append(flag)
+            found = F.coalesce(F.col(flag), F.lit(False))
+        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
         message = fill(row_rule.marks.reads, on.metric)
         checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, row_rule.marks.predicate(on), message))
     return Marked(frame, tuple(checks), tuple(hidden))

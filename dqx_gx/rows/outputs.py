@@ -25,6 +25,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.rows.choices import OutputError
 from dqx_gx.rows.gate import annotate_rows, split_annotated
 from dqx_gx.spark.columns import spark_column
+from dqx_gx.spark.references import References
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,10 @@ class Output:
 
 
 @contextlib.contextmanager
-def gated(contract: Contract, frame: DataFrame) -> Iterator[DataFrame]:
+def gated(contract: Contract, frame: DataFrame, references: References | None = None) -> Iterator[DataFrame]:
     """The annotated rows of ``frame``, cached for a run that reads them several times (the verdict and
     both outputs): the input is read and the rules evaluated once. Released when the block ends."""
-    annotated = annotate_rows(contract, frame).persist(StorageLevel.MEMORY_AND_DISK)
+    annotated = annotate_rows(contract, frame, references=references).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         yield annotated
     finally:

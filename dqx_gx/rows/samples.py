@@ -3,7 +3,9 @@
 All failing rules are sampled in one Spark job with no shuffle: each rule keeps a marked row when
 a hash of the row falls under a threshold chosen from the rule's marked-row count (known from the
 run), so about ``OVERSAMPLE × limit`` rows per rule reach the driver however many rows failed, and
-the first ``limit`` of them are kept. A failing duplicates rule adds the shuffle its window needs.
+the ``limit`` with the lowest hash are kept: the same rows whatever order the plan gives them in. A
+failing duplicates rule adds the shuffle its window needs, a failing foreign key the join with its
+referenced keys.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rows.choices import DEFAULT_SAMPLES
 from dqx_gx.rows.marks import marked, row_rules
 from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark.references import References
 
 OVERSAMPLE = 8
 """Rows kept per rule before the first ``limit`` are chosen: enough that fewer than ``limit`` arrive
 only with negligible probability (Poisson(40) ≤ 4 is about 1e-12)."""
 _BUCKETS = 1_000_000
+_BUCKET = "_dqx_bucket"
 
 
 @dataclass(frozen=True)
@@ -41,14 +45,19 @@ class Samples:
 
 
 def failed_row_samples(
-    contract: Contract, dataframe: DataFrame, counts: Mapping[str, int], limit: int = DEFAULT_SAMPLES
+    contract: Contract,
+    dataframe: DataFrame,
+    counts: Mapping[str, int],
+    limit: int = DEFAULT_SAMPLES,
+    references: References | None = None,
 ) -> dict[str, Samples]:
-    """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about).
+    """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about);
+    ``references`` are the datasets the run's foreign keys were checked against.
 
     One Spark job for all of them; nothing runs when ``marked`` is empty or ``limit`` is 0.
     """
     columns = Columns.of(dataframe)
-    failing = [r for r in row_rules(contract, columns) if counts.get(r.rule.id, 0) > 0]
+    failing = [r for r in row_rules(contract, columns, references) if counts.get(r.rule.id, 0) > 0]
     if not failing or limit <= 0:
         return {}
     gate = marked(dataframe, failing)
@@ -73,7 +82,9 @@ def failed_row_samples(
     ]
     values = [_value(fields[n], fields[n].name in secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
     picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
-    rows = gate.frame.select(*picks, *values).where(picked_by_any).collect()
+    rows = gate.frame.select(*picks, *values, bucket.alias(_BUCKET)).where(picked_by_any).collect()
+    # whatever order the plan (a join) gives: the same rows shown, here or on Spark Connect
+    rows.sort(key=lambda row: (row[_BUCKET], *(_text_order(row[f"_dqx_value_{k}"]) for k in range(len(order)))))
     samples: dict[str, Samples] = {}
     for i, check in enumerate(checks):
         names = shown[check.rule.id]
@@ -82,6 +93,10 @@ def failed_row_samples(
             names, tuple(tuple(row[f"_dqx_value_{order.index(n)}"] for n in names) for row in picked)
         )
     return samples
+
+
+def _text_order(value: str | None) -> tuple[bool, str]:
+    return value is None, value or ""
 
 
 def _kept(bucket: Column, marked: int, limit: int) -> Column:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from great_expectations.data_context import AbstractDataContext
     from pyspark.sql import DataFrame
 
+    from dqx_gx.spark.references import References
+
 BATCH_ID = "batch_id"
 """The ResultKey tag (and so every AssertionResult's tag) naming the micro-batch."""
 
@@ -61,15 +63,16 @@ class BatchGate:
     tags: Mapping[str, str] = field(default_factory=dict)
     allow_sql: bool = False
     samples: int = DEFAULT_SAMPLES
+    references: References = field(default_factory=dict)
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         """Run the contract on ``batch``, report the verdict, then write its valid and quarantined rows."""
         if self.valid is None and self.quarantine is None:
             self._verdict(batch, batch_id)
             return
-        with gated(self.contract, batch) as annotated:  # the batch is read and its rules evaluated once
+        with gated(self.contract, batch, self.references) as annotated:  # read and evaluated once
             self._verdict(annotated.drop(ERRORS, WARNINGS), batch_id)
-            warn_without_row_rules(self.contract, batch)
+            warn_without_row_rules(self.contract, batch, self.references)
             valid, quarantine = split_annotated(annotated)
             if self.valid is not None:
                 self.valid(valid, batch_id)
@@ -88,6 +91,7 @@ class BatchGate:
             context=self.context,
             allow_sql=self.allow_sql,
             samples=self.samples,
+            references=self.references,
         )
         if self.on_verdict is not None:
             self.on_verdict(BatchVerdict(batch_id, run))
@@ -103,6 +107,7 @@ def gate_each_batch(
     tags: Mapping[str, str] | None = None,
     allow_sql: bool = False,
     samples: int = DEFAULT_SAMPLES,
+    references: References | None = None,
 ) -> BatchGate:
     """The function to give ``foreachBatch``: each micro-batch is gated as a batch of its own.
 
@@ -115,7 +120,8 @@ def gate_each_batch(
     verdict comes first, so an ``on_verdict`` that raises (say, on a rejected batch) stops the query
     before anything of that batch is written; Spark then runs the batch again when the query
     restarts. ``context`` is the GX context every batch's run is added to (default: one ephemeral
-    context for the stream); ``allow_sql`` and ``samples`` are :func:`~dqx_gx.run_contract`'s.
+    context for the stream); ``allow_sql``, ``samples`` and ``references`` (static DataFrames the
+    foreign keys refer to) are :func:`~dqx_gx.run_contract`'s.
     """
     return BatchGate(
         contract,
@@ -126,4 +132,5 @@ def gate_each_batch(
         tags=dict(tags or {}),
         allow_sql=allow_sql,
         samples=samples,
+        references=dict(references or {}),
     )

@@ -22,6 +22,7 @@ from dqx_gx.run.artifacts import ephemeral_context, install
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.references import References, references_given
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ def run_contract(
     data_docs: bool = False,
     allow_sql: bool = False,
     samples: int = DEFAULT_SAMPLES,
+    references: References | None = None,
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
@@ -85,7 +87,9 @@ def run_contract(
     read-only SELECT over the batch (else ContractValidationError); without it they are
     SKIPPED. ``samples`` is how many failed rows to show per failing row-level rule (0: none);
     they are fetched in one more Spark job only when such a rule failed, with sensitive values
-    as ``***``, and recorded in the GX validation result (and its data docs) too.
+    as ``***``, and recorded in the GX validation result (and its data docs) too. ``references`` gives
+    the datasets the contract's foreign keys refer to, by the name the contract uses (``to:
+    customers.id`` → ``{"customers": frame}``); a foreign key whose dataset is not given is SKIPPED.
 
     The caller's DataFrame is neither cached nor modified.
     """
@@ -93,11 +97,12 @@ def run_contract(
     key = key or ResultKey(moment.date(), {})
     if strict_schema:
         _require_declared_schema(contract, Columns.of(dataframe))
-    build = build_suite(contract, allow_sql=allow_sql)
+    references = references or {}
+    build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
     context = context or ephemeral_context()
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
     # a file project never holds half a suite, result or docs page; its docs say what dqx-gx says
-    with atomic_writes(context), dqx_data_docs(context):
+    with atomic_writes(context), dqx_data_docs(context), references_given(references):
         artifacts = install(context, contract, build, data_docs=data_docs)
         checkpoint_result = artifacts.checkpoint.run(
             batch_parameters={"dataframe": dataframe},
@@ -107,7 +112,7 @@ def run_contract(
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
     failing = {r.rule.id: r.marked_rows for r in results if r.assertion.status == "FAILED" and r.marked_rows}
-    found = failed_row_samples(contract, dataframe, failing, samples) if failing and samples > 0 else {}
+    found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
     results = tuple(replace(r, samples=found.get(r.rule.id)) for r in results) if found else results
     skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
     with atomic_writes(context), dqx_data_docs(context):

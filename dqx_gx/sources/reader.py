@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.errors import warn_contract
 from dqx_gx.sources.choices import FORMATS, SourceError
 from dqx_gx.sources.servers import Files, Location, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
@@ -43,6 +45,7 @@ def read_data(
     path: str | None = None,
     data_format: str | None = None,
     merge_schema: bool | None = None,
+    label: str | None = None,
 ) -> DataFrame:
     """The data a contract is about, as a DataFrame ready for :func:`dqx_gx.run_contract`.
 
@@ -56,12 +59,13 @@ def read_data(
 
     Cloud storage is Spark's business: credentials and file systems come from the session's
     configuration (``spark.hadoop.fs.s3a.*`` and the like). Raises :class:`SourceError` (one line)
-    when the data cannot be found or read.
+    when the data cannot be found or read; ``label`` is how that line names what was asked for
+    (default: the flag, ``--data PATH``).
     """
     given = [name for name, value in (("path", path), ("table", table), ("server", server)) if value is not None]
     if len(given) > 1:
         raise SourceError(f"give one of --data, --table and --server, not {' and '.join(given)}")
-    location, label = _where(contract, server=server, table=table, path=path, data_format=data_format)
+    location, label = _where(contract, server=server, table=table, path=path, data_format=data_format, label=label)
     if isinstance(location, Table):
         frame = _table(spark, location.name, label)
         return frame
@@ -71,13 +75,74 @@ def read_data(
     return frame
 
 
+def read_references(
+    spark: SparkSession,
+    contract: Contract,
+    document: Sequence[Contract] = (),
+    *,
+    given: Mapping[str, str] | None = None,
+    server: str | None = None,
+    on_server: bool = True,
+) -> dict[str, DataFrame]:
+    """The datasets ``contract``'s foreign keys refer to, for ``run_contract(..., references=...)``.
+
+    ``given`` maps a dataset's name to where it is: a path read like ``path`` (``table:NAME``: a
+    catalog table), cast to the types ``document`` (the contract's whole document) declares for it. With
+    ``on_server`` (the contract's data is on its server), a dataset not given that ``document`` declares
+    is read from the contract's server (``server``, or the only one) when that keeps it apart from the
+    contract's own data (a table, or a path with ``{model}``); one that cannot be read there is left out
+    with a ContractWarning (its foreign keys are then SKIPPED). With neither, the foreign key is SKIPPED.
+    """
+    wanted = sorted({r.metric.reference for r in contract.metric_rules if r.metric.reference is not None})
+    declared = {name: c for c in document for name in (c.schema_name, c.dataset) if name}
+    found: dict[str, DataFrame] = {}
+    for name in wanted:
+        location = (given or {}).get(name)
+        if location is not None:
+            table = location.removeprefix("table:") if location.startswith("table:") else None
+            found[name] = read_data(
+                spark,
+                declared.get(name),
+                table=table,
+                path=None if table is not None else location,
+                label=f"--reference {name}={location}",
+            )
+        elif on_server and name in declared and contract.servers:
+            reference = _on_server(spark, contract, declared[name], server)
+            if reference is not None:
+                found[name] = reference
+    return found
+
+
+def _on_server(spark: SparkSession, contract: Contract, declared: Contract, server: str | None) -> DataFrame | None:
+    """A referenced dataset the document declares, read from the contract's server, if it has a place of its own."""
+    chosen = choose_server(contract.servers, server, contract.origin)
+    own = location_of(chosen, contract.dataset, contract.schema_name)
+    theirs = location_of(chosen, declared.dataset, declared.schema_name)
+    if theirs == own:  # one path for every dataset: the referenced one is not told apart
+        return None
+    try:
+        return read_data(spark, declared, server=chosen.name)
+    except SourceError as exc:
+        name = declared.schema_name or declared.dataset
+        warn_contract(f"foreign keys to {name!r} are not checked: {exc}; give it with --reference {name}=PATH")
+        return None
+
+
 def _where(
-    contract: Contract | None, *, server: str | None, table: str | None, path: str | None, data_format: str | None
+    contract: Contract | None,
+    *,
+    server: str | None,
+    table: str | None,
+    path: str | None,
+    data_format: str | None,
+    label: str | None,
 ) -> tuple[Location, str]:
     if table is not None:
-        return Table(table), f"--table {table}"
+        return Table(table), label or f"--table {table}"
     if path is not None:
-        return Files(path, data_format or _format_of(path, f"--data {path}")), f"--data {path}"
+        label = label or f"--data {path}"
+        return Files(path, data_format or _format_of(path, label)), label
     if contract is None:
         raise SourceError("say where the data is: a path, a table or a contract with servers")
     chosen = choose_server(contract.servers, server, contract.origin)

@@ -122,7 +122,7 @@ def test_a_struct_field_of_the_wrong_type_fails_the_parents_type_rule(spark: Spa
 # --- what cannot run yet: SKIPPED, warned, linted --------------------------------------------------------
 
 
-def test_foreign_keys_and_datacontract_sla_properties_are_skipped_with_reasons(
+def test_datacontract_sla_properties_are_skipped_and_a_foreign_key_without_its_dataset_at_run_time(
     spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     schema = [
@@ -151,23 +151,31 @@ def test_foreign_keys_and_datacontract_sla_properties_are_skipped_with_reasons(
         "slaProperties[1]": "how often data arrives is not checked (one run sees one batch)",
         "slaProperties[2]": "datacontract-cli's freshness is not checked; write it as ODCS 'latency' for a freshness "
         "check",
-        "schema[0].properties[1].relationships[0]": "checking it needs the referenced dataset (users), and a run "
-        "validates one dataset",
     }
     assert [r.name for r in contract.skipped_rules][1:] == [
         "SLA: retention 3 y on orders.ts",
         "SLA: frequency 1 d on orders.ts",
         "SLA: freshness 1 h on orders.ts",
-        "foreign key user_id → users.id",
     ]
     assert len(messages) == len(skipped)
     assert "availability" in contract.sla_metadata
     frame = spark.createDataFrame([(1, 2, None)], "id bigint, user_id bigint, ts timestamp")
-    run = run_contract(contract, frame, now=NOW)
-    assert {r.rule.id: r.reason for r in run.rule_results if r.assertion.status == "SKIPPED"} == skipped
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = run_contract(contract, frame, now=NOW)
+    foreign_key = (
+        "the foreign key is not checked: it needs the referenced dataset 'users', which this run was not given "
+        "(run_contract(..., references={'users': dataframe}) or dqx-gx validate --reference users=PATH)"
+    )
+    skipped_at_run = {**skipped, "schema[0].properties[1].relationships[0]": foreign_key}
+    assert {r.rule.id: r.reason for r in run.rule_results if r.assertion.status == "SKIPPED"} == skipped_at_run
+    assert any(foreign_key in str(w.message) and issubclass(w.category, ContractWarning) for w in caught)
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(odcs_document(schema, slaProperties=sla)))
     assert main(["lint", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "  skipped  foreign key user_id → users.id: checking it needs the referenced dataset (users)" in out
+    assert (
+        "  note     schema[0].properties[1].relationships[0] (foreign key user_id → users.id): checked only when "
+        "the run is given the dataset 'users' (--reference users=PATH); SKIPPED otherwise"
+    ) in out
     assert "  skipped  SLA: retention 3 y on orders.ts: how long data is kept" in out

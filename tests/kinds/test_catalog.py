@@ -28,6 +28,9 @@ EXAMPLE_METRICS = {
     MetricKind.MISSING_PARTITIONS: Metric(
         MetricKind.MISSING_PARTITIONS, ("a",), granularity="weekly", lookback_days=90, allow_future_gaps=False
     ),
+    MetricKind.MISSING_REFERENCE_COUNT: Metric(
+        MetricKind.MISSING_REFERENCE_COUNT, ("a", "b"), reference="customers", reference_columns=("id", "region")
+    ),
 }
 
 
@@ -68,6 +71,9 @@ def test_words_of_each_kind() -> None:
     assert words[MetricKind.FRESHNESS_HOURS] == "freshness_hours(a, oldest)"
     assert words[MetricKind.STDDEV] == "stddev(a)"
     assert words[MetricKind.MISSING_PARTITIONS] == "missing_partitions(a, weekly, 90d, trailing gaps count)"
+    assert words[MetricKind.MISSING_REFERENCE_COUNT] == "missing_reference_count((a, b) → customers.(id, region))"
+    one = Metric(MetricKind.MISSING_REFERENCE_COUNT, ("a",), reference="customers", reference_columns=("id",))
+    assert KINDS[MetricKind.MISSING_REFERENCE_COUNT].describe(one) == "missing_reference_count(a → customers.id)"
 
 
 def test_only_row_counts_are_scaled() -> None:
@@ -80,6 +86,7 @@ def test_only_row_counts_are_scaled() -> None:
         MetricKind.PATTERN_INVALID_COUNT,
         MetricKind.DUPLICATE_COUNT,
         MetricKind.VIOLATION_COUNT,
+        MetricKind.MISSING_REFERENCE_COUNT,
     }
     assert KINDS[MetricKind.MEAN].describe(Metric(MetricKind.MEAN, ("a",), scale=Scale.FRACTION)) == "mean(a)"
 

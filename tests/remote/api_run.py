@@ -16,8 +16,11 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from dqx_gx import ContractWarning, annotate_rows, load_contracts, report, run_contract, split_rows
+from dqx_gx import Contract, ContractWarning, annotate_rows, load_contracts, report, run_contract, split_rows
 from dqx_gx.rows import ERRORS, WARNINGS
+from tests.documents import odcs_document
+
+FOREIGN_KEY = [{"name": "order_id"}, {"name": "status", "relationships": [{"to": "statuses.code"}]}]
 
 
 def answers(spark: SparkSession, contract_path: str, data_path: str, now: str) -> dict[str, Any]:
@@ -28,11 +31,17 @@ def answers(spark: SparkSession, contract_path: str, data_path: str, now: str) -
         run = run_contract(contract, frame, now=now, allow_sql=True)
         marked = annotate_rows(contract, frame).select("order_id", ERRORS, WARNINGS)
         valid, quarantine = split_rows(contract, frame)
+        # a foreign key: the referenced dataset is made in the same session and given to the run
+        references = {"statuses": spark.createDataFrame([("pending",), ("shipped",)], "code string")}
+        (keyed,) = Contract.from_odcs(odcs_document([{"name": "orders", "properties": FOREIGN_KEY}]))
+        keyed_run = run_contract(keyed, frame, now=now, references=references)
+        keyed_marks = annotate_rows(keyed, frame, references=references).select("order_id", WARNINGS)
     return {
         "report": json.loads(report.to_json(run)),
         "marks": _rows(marked),
         "valid": _rows(valid),
         "quarantine": _rows(quarantine),
+        "foreign_key": {"report": json.loads(report.to_json(keyed_run)), "marks": _rows(keyed_marks)},
     }
 
 

@@ -171,6 +171,9 @@ def test_the_python_api_over_spark_connect_matches_local(spark: SparkSession, sp
     assert there == here
     assert any('"_dqx_errors": [{' in line for line in here["marks"])
     assert here["report"]["outcome"] == "rejected"
+    (keyed,) = [r for r in here["foreign_key"]["report"]["results"] if r["assertion"].startswith("foreign key")]
+    assert (keyed["status"], keyed["observed"]) == ("FAILED", 74)  # statuses other than pending and shipped
+    assert sum('"_dqx_warnings": [{' in line for line in here["foreign_key"]["marks"]) == 74
 
 
 def test_translate_with_spark_remote_set_writes_what_it_writes_without(

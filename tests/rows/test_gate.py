@@ -53,6 +53,7 @@ def every_row_level_kind() -> Contract:
             "name": "status",
             "logicalType": "string",
             "required": True,
+            "relationships": [{"to": "statuses.code"}],
             "quality": [
                 {
                     "name": "status valid",
@@ -114,9 +115,19 @@ def every_row_level_kind() -> Contract:
         return one_table(properties, quality)
 
 
+def statuses(spark: SparkSession) -> dict[str, DataFrame]:
+    """The dataset the contract's foreign key refers to; a repeated key must not repeat a row."""
+    return {"statuses": spark.createDataFrame([("new",), ("done",), ("done",)], "code string")}
+
+
 @pytest.fixture(scope="module")
 def contract() -> Contract:
     return every_row_level_kind()
+
+
+@pytest.fixture(scope="module")
+def references(spark: SparkSession) -> dict[str, DataFrame]:
+    return statuses(spark)
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +151,11 @@ def test_every_row_level_kind_is_in_the_contract(contract: Contract) -> None:
     assert kinds == {metric for metric, kind in KINDS.items() if kind.row_level}
 
 
-def test_marked_rows_equal_each_rules_metric_count(contract: Contract, frame: DataFrame) -> None:
-    marked = marked_counts(annotate_rows(contract, frame))
-    run = run_contract(contract, frame)
+def test_marked_rows_equal_each_rules_metric_count(
+    contract: Contract, frame: DataFrame, references: dict[str, DataFrame]
+) -> None:
+    marked = marked_counts(annotate_rows(contract, frame, references=references))
+    run = run_contract(contract, frame, references=references)
     checked = 0
     for result in run.rule_results:
         rule = result.rule
@@ -156,11 +169,13 @@ def test_marked_rows_equal_each_rules_metric_count(contract: Contract, frame: Da
             else:
                 assert marked.get(rule.name, 0) == count, rule.name
             checked += 1
-    assert checked >= 12
+    assert checked >= 13
 
 
-def test_marks_equal_hand_written_filters(contract: Contract, frame: DataFrame) -> None:
-    marked = marked_counts(annotate_rows(contract, frame))
+def test_marks_equal_hand_written_filters(
+    contract: Contract, frame: DataFrame, references: dict[str, DataFrame]
+) -> None:
+    marked = marked_counts(annotate_rows(contract, frame, references=references))
     c = F.col
     expected = {
         "status has no nulls (required)": c("status").isNull(),
@@ -178,11 +193,13 @@ def test_marks_equal_hand_written_filters(contract: Contract, frame: DataFrame) 
         "tags uniqueItems True": c("tags").isNotNull() & (F.size(F.array_distinct("tags")) != F.size("tags")),
         "tags maxItems 2": c("tags").isNotNull() & (F.size("tags") > 2),
         "id minimum 2": c("id").isNotNull() & (c("id") < 2),
+        "foreign key status → statuses.code": c("status").isNotNull() & ~c("status").isin(STATUSES),
     }
     for name, predicate in expected.items():
         assert marked.get(name, 0) == frame.filter(F.coalesce(predicate, F.lit(False))).count(), name
     # duplicates: every member of a repeated key, and every NULL key of a single column
     assert marked["id is unique"] == 4  # id 3 twice, NULL twice
+    assert marked["foreign key status → statuses.code"] == 2  # NEW and gone; a NULL key references nothing
     assert marked.get("status+code unique", 0) == 0
 
 
@@ -208,8 +225,10 @@ def test_errors_hold_p0_rules_and_warnings_the_rest(contract: Contract, frame: D
     }
 
 
-def test_split_puts_every_row_in_exactly_one_side(contract: Contract, frame: DataFrame) -> None:
-    valid, quarantine = split_rows(contract, frame)
+def test_split_puts_every_row_in_exactly_one_side(
+    contract: Contract, frame: DataFrame, references: dict[str, DataFrame]
+) -> None:
+    valid, quarantine = split_rows(contract, frame, references=references)
     assert ERRORS not in valid.columns and WARNINGS in valid.columns
     assert valid.count() + quarantine.count() == frame.count()
     assert quarantine.filter(F.col(ERRORS).isNull()).count() == 0

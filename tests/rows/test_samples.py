@@ -128,6 +128,18 @@ def test_many_failed_rows_still_give_exactly_the_asked_samples(spark: SparkSessi
     assert all(int(i) % 3 == 0 and s == "gone" for i, s in status.samples.rows)
 
 
+def test_the_rows_shown_do_not_depend_on_the_order_spark_gives(spark: SparkSession, contract: Contract) -> None:
+    frame = people(spark, 0).withColumn("status", F.when(F.col("id") % 3 == 0, "gone").otherwise(F.col("status")))
+    shown = set()
+    for shuffled in (frame, frame.orderBy(F.col("id").desc()), frame.repartition(3, "email")):
+        (status,) = [
+            r for r in run_contract(contract, shuffled, samples=5).rule_results if r.rule.name == "status valid"
+        ]
+        assert status.samples is not None and len(status.samples.rows) == 5
+        shown.add(status.samples.rows)
+    assert len(shown) == 1  # the 5 marked rows with the lowest hash, in that order
+
+
 def test_statistics_of_sensitive_columns_are_judged_but_never_shown(spark: SparkSession, contract: Contract) -> None:
     run = run_contract(contract, people(spark, 1))
     (cap,) = [r for r in run.rule_results if r.rule.name == "salary cap"]

@@ -23,7 +23,7 @@ from dqx_gx.rows import ERRORS, WARNINGS
 from dqx_gx.rows.marks import is_row_level
 from dqx_gx.rules.rule import MetricRule, Rule
 from tests.documents import one_table
-from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts
+from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts, statuses
 
 TIMEOUT = 300
 
@@ -72,7 +72,7 @@ def test_annotating_a_stream_marks_what_the_batch_run_counts(
     spark: SparkSession, row_only: Contract, source: Path, tmp_path: Path
 ) -> None:
     stream = spark.readStream.schema(DDL).parquet(str(source))
-    annotated = annotate_rows(row_only, stream)
+    annotated = annotate_rows(row_only, stream, references=statuses(spark))  # a foreign key: a stream-static join
     assert annotated.isStreaming
     query = (
         annotated.writeStream.format("memory")
@@ -85,11 +85,11 @@ def test_annotating_a_stream_marks_what_the_batch_run_counts(
     marked = marked_counts(spark.table("annotated_stream"))
 
     counts = {}
-    for result in run_contract(row_only, spark.read.parquet(str(source))).rule_results:
+    for result in run_contract(row_only, spark.read.parquet(str(source)), references=statuses(spark)).rule_results:
         kind = KINDS[result.rule.metric.kind] if is_row_level(result.rule) else None  # type: ignore[union-attr]
         if kind is not None and kind.value is Value.ROWS:
             counts[result.rule.name] = int(result.observed or 0)
-    assert len(counts) >= 12
+    assert len(counts) >= 13 and counts["foreign key status → statuses.code"] == 2
     assert {name: marked.get(name, 0) for name in counts} == counts
     assert sum(counts.values()) > 10  # the awkward rows do break the rules
 
@@ -97,7 +97,8 @@ def test_annotating_a_stream_marks_what_the_batch_run_counts(
 def test_splitting_a_stream_gives_the_rows_the_static_split_gives(
     spark: SparkSession, row_only: Contract, source: Path, tmp_path: Path
 ) -> None:
-    valid, quarantine = split_rows(row_only, spark.readStream.schema(DDL).parquet(str(source)))
+    stream = spark.readStream.schema(DDL).parquet(str(source))
+    valid, quarantine = split_rows(row_only, stream, references=statuses(spark))
     to_parquet(valid, tmp_path / "valid")
     to_parquet(quarantine, tmp_path / "quarantine")
 
@@ -108,7 +109,9 @@ def test_splitting_a_stream_gives_the_rows_the_static_split_gives(
             (tuple(r) for r in frame.select("id", "status", errors.alias("e"), warned.alias("w")).collect()), key=repr
         )
 
-    expected_valid, expected_quarantine = split_rows(row_only, spark.read.parquet(str(source)))
+    expected_valid, expected_quarantine = split_rows(
+        row_only, spark.read.parquet(str(source)), references=statuses(spark)
+    )
     assert rows(spark.read.parquet(str(tmp_path / "valid"))) == rows(expected_valid)
     assert rows(spark.read.parquet(str(tmp_path / "quarantine"))) == rows(expected_quarantine)
     assert len(rows(expected_valid)) + len(rows(expected_quarantine)) == len(awkward_rows())
@@ -219,6 +222,23 @@ def test_each_micro_batch_is_gated_and_keeps_its_verdict(spark: SparkSession, tw
         (4, ["id is unique"]),  # every member of a repeated key: a micro-batch is a static DataFrame
         (4, ["id is unique"]),
         (5, ["status has no nulls (required)"]),
+    ]
+
+
+def test_each_micro_batch_checks_its_foreign_key_against_the_static_dataset_given(
+    spark: SparkSession, two_files: Path, tmp_path: Path
+) -> None:
+    keyed = one_table([{"name": "id"}, {"name": "status", "relationships": [{"to": "statuses.code"}]}])
+    verdicts: list[BatchVerdict] = []
+    references = {"statuses": spark.createDataFrame([("new",)], "code string")}
+    gate = gate_each_batch(keyed, valid=appender(tmp_path / "valid"), on_verdict=verdicts.append, references=references)
+    gate_stream(spark, two_files, tmp_path, gate)
+    observed = [next(r.observed for r in v.run.rule_results if r.rule.name.startswith("foreign key")) for v in verdicts]
+    assert observed == [1, 2]  # 'done' is no status: id 2, then ids 4 and 6; a NULL references nothing
+    valid = spark.read.parquet(str(tmp_path / "valid")).select("id", F.transform(WARNINGS, lambda e: e["message"]))
+    marked = sorted((r[0], r[1]) for r in valid.collect() if r[1])
+    assert marked == [(2, ["status is not a key of statuses (code)"])] + [
+        (i, ["status is not a key of statuses (code)"]) for i in (4, 6)
     ]
 
 

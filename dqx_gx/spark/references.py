@@ -1,0 +1,99 @@
+"""Referenced datasets (foreign keys): the keys a batch's rows must find in another dataset.
+
+A suite stores only the referenced dataset's *name*; the DataFrame is given to the run
+(``run_contract(..., references={name: frame})``, ``dqx-gx validate --reference``) and is visible
+to the metric provider while that run's checkpoint runs (:func:`references_given`). The same join
+serves the verdict (a count) and the row gate (a mark per row), so both see the same rows.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import reduce
+from types import MappingProxyType
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructField
+
+from dqx_gx.kinds import Metric
+from dqx_gx.kinds.kind import NUMBERS
+from dqx_gx.spark.columns import Columns, family, spark_column, type_text
+
+References = Mapping[str, DataFrame]
+"""Referenced datasets by the name the contract's foreign keys give them (``to: customers.id`` → ``customers``)."""
+
+_GIVEN: ContextVar[References] = ContextVar("dqx_gx_references", default=MappingProxyType({}))
+
+
+@contextmanager
+def references_given(references: References) -> Iterator[None]:
+    """Make ``references`` visible to the foreign-key metric for the block (one checkpoint run)."""
+    token = _GIVEN.set(MappingProxyType(dict(references)))
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
+
+def given_reference(name: str) -> DataFrame | None:
+    """The referenced dataset called ``name`` in the running block, if it was given."""
+    return _GIVEN.get().get(name)
+
+
+def not_given(name: str) -> str:
+    """Why a foreign key cannot be checked without its referenced dataset, and how to give it."""
+    return (
+        f"it needs the referenced dataset {name!r}, which this run was not given "
+        f"(run_contract(..., references={{{name!r}: dataframe}}) or dqx-gx validate --reference {name}=PATH)"
+    )
+
+
+def reference_keys(
+    metric: Metric, fields: tuple[StructField, ...], reference: DataFrame
+) -> tuple[StructField, ...] | str:
+    """The referenced dataset's key columns paired with the batch's key ``fields``, or why they cannot be
+    compared: a key column it lacks, or a type of another family (Spark would cast and fail under ANSI)."""
+    found = Columns.of(reference)
+    keys: list[StructField] = []
+    for name, field in zip(metric.reference_columns, fields, strict=True):
+        key = found.find(name)
+        if key is None:
+            return found.missing(name).replace("is not in the batch", f"is not in {metric.reference!r}")
+        ours, theirs = family(field.dataType), family(key.dataType)
+        if ours != theirs and not {ours, theirs} <= NUMBERS:
+            return (
+                f"{field.name!r} is {type_text(field.dataType)} but {metric.reference}.{key.name} is "
+                f"{type_text(key.dataType)}: keys of different types never match"
+            )
+        keys.append(key)
+    return tuple(keys)
+
+
+def with_found_keys(
+    frame: DataFrame,
+    fields: tuple[StructField, ...],
+    reference: DataFrame,
+    keys: tuple[StructField, ...],
+    flag: str,
+) -> DataFrame:
+    """``frame`` plus ``flag``: true where the row's key is a key of ``reference``, NULL elsewhere.
+
+    The referenced keys are taken once each (``distinct``), so no row of ``frame`` is repeated; a key
+    with a NULL matches nothing. Works with a streaming ``frame`` and a static ``reference``.
+    """
+    aliases = [f"{flag}_key_{k}" for k in range(len(keys))]
+    present = reduce(operator.and_, [spark_column(key).isNotNull() for key in keys])
+    referenced = (
+        reference.where(present)
+        .select(*[spark_column(key).alias(alias) for key, alias in zip(keys, aliases, strict=True)])
+        .distinct()
+        .withColumn(flag, F.lit(True))
+    )
+    same_key = reduce(
+        operator.and_, [spark_column(f) == F.col(alias) for f, alias in zip(fields, aliases, strict=True)]
+    )
+    return frame.join(referenced, same_key, "left").drop(*aliases)
