@@ -461,7 +461,7 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     )
 
 
-TOPICS = ("startup", "completeness", "race", "memory", "percentile", "fixedcost")
+TOPICS = ("startup", "completeness", "race", "memory", "percentile", "fixedcost", "foreignkey")
 """Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""
 
 

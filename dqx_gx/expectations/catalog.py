@@ -17,7 +17,7 @@ from great_expectations.core.suite_parameters import SuiteParameterDict
 
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
 from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
-from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Value
+from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Marks, Pass, Reach
 from dqx_gx.rules import partitions
 from dqx_gx.rules.rule import DataType
@@ -65,7 +65,9 @@ class KindExpectation(DqxExpectation):
         if self.kind.spark.pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
             moment = self.moment()
             return {name: {**kwargs, "now": epoch_micros(moment)}} if moment is not None else {}
-        needed = {name: kwargs, NUM_ROWS: {}}
+        needed = {name: kwargs}
+        if self.kind.value is Value.ROWS and self.metric.scale is not Scale.COUNT:  # a share of all rows
+            needed[NUM_ROWS] = {}
         if self.marks_by_bounds:
             needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)
         return needed
@@ -95,7 +97,7 @@ class KindExpectation(DqxExpectation):
             case Value.ROWS:
                 if raw is None:
                     return Unmeasured(no_count(what))
-                observed = self.scaled(int(raw), metrics[NUM_ROWS], metric.scale, what)
+                observed = self.scaled(int(raw), metrics.get(NUM_ROWS, 0), metric.scale, what)
                 if isinstance(observed, Observed) and self.kind.row_level:
                     return Observed(observed.value, {"marked_rows": int(raw)})
                 return observed

@@ -16,7 +16,6 @@ from functools import reduce
 from types import MappingProxyType
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import StructField
 
 from dqx_gx.kinds import Metric
@@ -80,20 +79,14 @@ def with_found_keys(
     keys: tuple[StructField, ...],
     flag: str,
 ) -> DataFrame:
-    """``frame`` plus ``flag``: true where the row's key is a key of ``reference``, NULL elsewhere.
+    """``frame`` plus ``flag``: whether some row of ``reference`` has the row's key (false for a key with a NULL).
 
-    The referenced keys are taken once each (``distinct``), so no row of ``frame`` is repeated; a key
-    with a NULL matches nothing. Works with a streaming ``frame`` and a static ``reference``.
+    A correlated ``EXISTS``, which Spark plans as an existence join (broadcast when the referenced keys
+    are few): no row of ``frame`` is repeated however often a key repeats in ``reference``, and no
+    ``distinct`` over it is needed (one cost half of the whole check at 5M rows). Works with a
+    streaming ``frame`` and a static ``reference``.
     """
-    aliases = [f"{flag}_key_{k}" for k in range(len(keys))]
-    present = reduce(operator.and_, [spark_column(key).isNotNull() for key in keys])
-    referenced = (
-        reference.where(present)
-        .select(*[spark_column(key).alias(alias) for key, alias in zip(keys, aliases, strict=True)])
-        .distinct()
-        .withColumn(flag, F.lit(True))
-    )
     same_key = reduce(
-        operator.and_, [spark_column(f) == F.col(alias) for f, alias in zip(fields, aliases, strict=True)]
+        operator.and_, [spark_column(key) == spark_column(f).outer() for f, key in zip(fields, keys, strict=True)]
     )
-    return frame.join(referenced, same_key, "left").drop(*aliases)
+    return frame.withColumn(flag, reference.where(same_key).exists())
