@@ -114,11 +114,13 @@ class Columns:
         return [f for f in self.schema.fields if f.name.lower() == name.lower()]
 
 
-def spark_column(field: StructField) -> Column:
+def spark_column(field: StructField, of: str | None = None) -> Column:
     """A column reference that survives dots, spaces and backticks in the name; a struct field
-    found by its path (:meth:`Columns.find`) is addressed part by part."""
+    found by its path (:meth:`Columns.find`) is addressed part by part. ``of`` qualifies it with a
+    DataFrame's alias (``frame.alias(of)``)."""
     path = field.metadata.get(NESTED_PATH) if field.metadata else None
-    return F.col(".".join(quote_identifier(part) for part in path) if path else quote_identifier(field.name))
+    parts = [quote_identifier(part) for part in (path or [field.name])]
+    return F.col(".".join([quote_identifier(of), *parts] if of else parts))
 
 
 def type_text(data_type: DataType) -> str:

@@ -86,7 +86,11 @@ def with_found_keys(
     ``distinct`` over it is needed (one cost half of the whole check at 5M rows). Works with a
     streaming ``frame`` and a static ``reference``.
     """
+    # Both sides qualified by aliases: the referenced dataset may be the batch itself (a self-reference),
+    # and an unqualified outer column would then resolve inside the subquery.
+    batch, theirs = f"{flag}_batch", f"{flag}_reference"
     same_key = reduce(
-        operator.and_, [spark_column(key) == spark_column(f).outer() for f, key in zip(fields, keys, strict=True)]
+        operator.and_,
+        [spark_column(key, theirs) == spark_column(f, batch).outer() for f, key in zip(fields, keys, strict=True)],
     )
-    return frame.withColumn(flag, reference.where(same_key).exists())
+    return frame.alias(batch).withColumn(flag, reference.alias(theirs).where(same_key).exists())
