@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -130,8 +130,9 @@ class Contract:
 
     @property
     def sensitive_columns(self) -> frozenset[str]:
-        """The columns whose values no output may show (SPEC §5)."""
-        return frozenset(p.column for p in self.properties if p.sensitive)
+        """The columns whose values no output may show (SPEC §5): each sensitive property, a struct field by
+        its path (``address.zip``), and every struct holding one, since showing the struct shows the field."""
+        return frozenset(_sensitive(self.properties))
 
     @property
     def sample_key(self) -> tuple[str, ...]:
@@ -164,6 +165,16 @@ class Contract:
         from dqx_gx.contract.native import load_native  # noqa: PLC0415 - it imports this module
 
         return load_native(source)
+
+
+def _sensitive(properties: tuple[Property, ...], prefix: str = "", inherited: bool = False) -> Iterator[str]:
+    """Sensitive columns by path; every field of a sensitive struct is sensitive too."""
+    for prop in properties:
+        column = f"{prefix}{prop.column}"
+        inside = list(_sensitive(prop.properties, f"{column}.", inherited or prop.sensitive))
+        if inherited or prop.sensitive or inside:
+            yield column
+        yield from inside
 
 
 def skipped(label: str, reason: str, *, stacklevel: int = 1, **fields: Any) -> SkippedRule:

@@ -291,7 +291,7 @@ def _contract(
     rules.extend(sla_rules)
     objects = [o if isinstance(o, Mapping) else {} for o in doc["schema"]]
     owners = [(path, obj, None), *_owners(obj, path, properties)]
-    rules.extend(relationship_rules(SchemaObjects(objects), index, owners, list(_in_arrays(obj, path))))
+    rules.extend(relationship_rules(SchemaObjects(objects), index, owners, list(_in_collections(obj, path))))
     rules = list(unique_names(rules))
     notes.extend(_reference_note(r) for r in rules if isinstance(r, MetricRule) and r.metric.reference is not None)
     description = doc.get("description")
@@ -414,16 +414,22 @@ def _owners(
         yield from _owners(raw_prop, where, prop.properties, f"{column}.")
 
 
-def _in_arrays(raw: Mapping[str, Any], path: str, inside: bool = False) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """Every mapping inside an array's elements (``items`` and what nests in them), with its path."""
+def _in_collections(raw: Mapping[str, Any], path: str, inside: bool = False) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Every mapping inside an array's elements or a map's keys and values (and what nests in them), with its path."""
     if inside:
         yield path, raw
     for k, prop in enumerate(raw.get("properties") or []):
         if isinstance(prop, Mapping):
-            yield from _in_arrays(prop, f"{path}.properties[{k}]", inside)
-    items = raw.get("items")
-    if isinstance(items, Mapping):
-        yield from _in_arrays(items, f"{path}.items", True)
+            yield from _in_collections(prop, f"{path}.properties[{k}]", inside)
+    found = raw.get("map")
+    entries: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    for where, element in (
+        ("items", raw.get("items")),
+        ("map.key", entries.get("key")),
+        ("map.value", entries.get("value")),
+    ):
+        if isinstance(element, Mapping):
+            yield from _in_collections(element, f"{path}.{where}", True)
 
 
 def _reference_note(rule: MetricRule) -> str:

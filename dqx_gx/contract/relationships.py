@@ -4,7 +4,8 @@ A relationship becomes a ``missing_reference_count`` rule that must be 0, checke
 given the referenced dataset by the name its ``to`` uses (``to: customers.id`` → ``customers``)
 and SKIPPED with how to give it otherwise (SPEC §3). One that names what cannot be resolved (a key
 of another dataset in ``from``, another document, keys of different lengths) is SKIPPED with the
-reason; a relationship never refuses a contract.
+reason; a relationship refuses a contract only where the ODCS JSON Schema does (a ``from`` on a
+property, a ``to`` that is not a reference).
 """
 
 from __future__ import annotations
@@ -85,7 +86,10 @@ class SchemaObjects:
             return path
         columns, properties = [], obj.get("properties") or []
         for part in path.split("."):
-            prop = next((p for p in properties if isinstance(p, Mapping) and part == p.get("name")), None)
+            prop = next(
+                (p for p in properties if isinstance(p, Mapping) and part in (p.get("name"), p.get("physicalName"))),
+                None,
+            )
             if prop is None:
                 raise Unresolved(f"{dataset} declares no property {path!r}")
             columns.append(str(prop.get("physicalName") or part))
@@ -93,28 +97,30 @@ class SchemaObjects:
         return ".".join(columns)
 
 
-IN_ARRAYS = "a key inside array elements is no key of a row: foreign keys on array elements are not checked yet"
+IN_COLLECTIONS = (
+    "a key inside array elements or map keys and values is no key of a row: foreign keys there are not checked yet"
+)
 
 
 def relationship_rules(
     document: SchemaObjects,
     index: int,
     owners: Sequence[tuple[str, Mapping[str, Any], str | None]],
-    in_arrays: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    in_collections: Sequence[tuple[str, Mapping[str, Any]]] = (),
 ) -> Iterator[Rule]:
     """The rules of schema object ``index``'s relationships. ``owners`` are (path, raw mapping, owning
     column): the schema object itself (no column), then each property (its column), in contract order;
-    ``in_arrays`` the mappings inside array elements, whose relationships are SKIPPED."""
+    ``in_collections`` the mappings inside array elements and maps, whose relationships are SKIPPED."""
     names = {n for n in (document.objects[index].get("name"), document.objects[index].get("physicalName")) if n}
     for path, raw, owner in owners:
         for i, relation in enumerate(raw.get("relationships") or []):
             if isinstance(relation, Mapping):
                 yield _rule(document, names, f"{path}.relationships[{i}]", relation, owner)
-    for path, raw in in_arrays:
+    for path, raw in in_collections:
         for i, relation in enumerate(raw.get("relationships") or []):
             if isinstance(relation, Mapping):
                 where, name = f"{path}.relationships[{i}]", f"foreign key {path} → {_shown(relation.get('to'))}"
-                yield skipped(f"{where} ({name})", IN_ARRAYS, stacklevel=3, **_identity(where, name))
+                yield skipped(f"{where} ({name})", IN_COLLECTIONS, stacklevel=3, **_identity(where, name))
 
 
 def _rule(document: SchemaObjects, names: set[str], where: str, relation: Mapping[str, Any], owner: str | None) -> Rule:

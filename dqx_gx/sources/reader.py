@@ -119,7 +119,8 @@ def _on_server(spark: SparkSession, contract: Contract, declared: Contract, serv
     chosen = choose_server(contract.servers, server, contract.origin)
     own = location_of(chosen, contract.dataset, contract.schema_name)
     theirs = location_of(chosen, declared.dataset, declared.schema_name)
-    if theirs == own:  # one path for every dataset: the referenced one is not told apart
+    itself = (declared.schema_name, declared.dataset) == (contract.schema_name, contract.dataset)
+    if theirs == own and not itself:  # one path for every dataset: the referenced one is not told apart
         return None
     try:
         return read_data(spark, declared, server=chosen.name)

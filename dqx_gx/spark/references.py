@@ -16,10 +16,10 @@ from functools import reduce
 from types import MappingProxyType
 
 from pyspark.sql import DataFrame
-from pyspark.sql.types import StructField
+from pyspark.sql.types import DataType, DecimalType, StructField
 
 from dqx_gx.kinds import Metric
-from dqx_gx.kinds.kind import NUMBERS
+from dqx_gx.kinds.kind import TypeFamily
 from dqx_gx.spark.columns import Columns, family, spark_column, type_text
 
 References = Mapping[str, DataFrame]
@@ -55,21 +55,44 @@ def reference_keys(
     metric: Metric, fields: tuple[StructField, ...], reference: DataFrame
 ) -> tuple[StructField, ...] | str:
     """The referenced dataset's key columns paired with the batch's key ``fields``, or why they cannot be
-    compared: a key column it lacks, or a type of another family (Spark would cast and fail under ANSI)."""
+    compared: a key column it lacks, or types Spark would not compare exactly (or would fail on, under ANSI)."""
     found = Columns.of(reference)
     keys: list[StructField] = []
     for name, field in zip(metric.reference_columns, fields, strict=True):
         key = found.find(name)
         if key is None:
-            return found.missing(name).replace("is not in the batch", f"is not in {metric.reference!r}")
-        ours, theirs = family(field.dataType), family(key.dataType)
-        if ours != theirs and not {ours, theirs} <= NUMBERS:
+            return found.missing(name).replace("the batch", repr(metric.reference))
+        problem = _incomparable(field.dataType, key.dataType)
+        if problem:
             return (
                 f"{field.name!r} is {type_text(field.dataType)} but {metric.reference}.{key.name} is "
-                f"{type_text(key.dataType)}: keys of different types never match"
+                f"{type_text(key.dataType)}: {problem}"
             )
         keys.append(key)
     return tuple(keys)
+
+
+def _incomparable(ours: DataType, theirs: DataType) -> str | None:
+    """Why Spark cannot compare two key types exactly, or None: one family (integers with decimals too),
+    the same collation for text, the same type for arrays and structs."""
+    families = {family(ours), family(theirs)}
+    if families == {TypeFamily.INTEGER, TypeFamily.FRACTIONAL}:
+        if isinstance(ours, DecimalType) or isinstance(theirs, DecimalType):
+            return None
+        return "an integer and a floating-point key compare as doubles, not exactly above 2^53; cast one side"
+    if len(families) > 1:
+        return "keys of different types never match"
+    if families == {TypeFamily.TEXT} and _collation(ours) != _collation(theirs):
+        return "text of different collations is not compared; use one collation"
+    if families & {TypeFamily.ARRAY, TypeFamily.STRUCT, TypeFamily.MAP, TypeFamily.OTHER} and (
+        type_text(ours) != type_text(theirs) or TypeFamily.MAP in families
+    ):
+        return "composite keys compare only when their types are the same (maps never)"
+    return None
+
+
+def _collation(data_type: DataType) -> str:
+    return str(getattr(data_type, "collation", None) or "UTF8_BINARY")
 
 
 def with_found_keys(

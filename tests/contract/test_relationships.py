@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from dqx_gx import Contract, ContractWarning, load_contracts
-from dqx_gx.contract.relationships import IN_ARRAYS
+from dqx_gx.contract.relationships import IN_COLLECTIONS
 from dqx_gx.kinds import Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule
 from dqx_gx.rules.threshold import Operator, Threshold
@@ -440,5 +440,30 @@ def test_a_relationship_inside_array_items_is_skipped_with_the_reason() -> None:
     contract, messages = load([{"name": "orders", "properties": [lines]}])
     where = "schema[0].properties[0].items.properties[0].relationships[0]"
     name = "foreign key schema[0].properties[0].items.properties[0] → products.sku"
-    assert [(r.id, r.name, r.reason) for r in contract.skipped_rules] == [(where, name, IN_ARRAYS)]
-    assert messages == [f"{where} ({name}): {IN_ARRAYS}; skipping"]
+    assert [(r.id, r.name, r.reason) for r in contract.skipped_rules] == [(where, name, IN_COLLECTIONS)]
+    assert messages == [f"{where} ({name}): {IN_COLLECTIONS}; skipping"]
+
+
+def test_a_relationship_inside_a_map_is_skipped_with_the_reason() -> None:
+    prices = {
+        "name": "prices",
+        "logicalType": "map",
+        "map": {
+            "key": {"logicalType": "string", "relationships": [{"to": "products.sku"}]},
+            "value": {"logicalType": "number"},
+        },
+    }
+    contract, messages = load([{"name": "orders", "properties": [prices]}])
+    where = "schema[0].properties[0].map.key.relationships[0]"
+    name = "foreign key schema[0].properties[0].map.key → products.sku"
+    assert [(r.id, r.name, r.reason) for r in contract.skipped_rules] == [(where, name, IN_COLLECTIONS)]
+    assert messages == [f"{where} ({name}): {IN_COLLECTIONS}; skipping"]
+
+
+def test_to_may_name_the_referenced_column_by_its_physical_name() -> None:
+    users = {"name": "users", "properties": [{"name": "id", "physicalName": "user_pk"}]}
+    orders = {"name": "orders", "properties": [{"name": "uid", "relationships": [{"to": "users.user_pk"}]}]}
+    contract, messages = load([orders, users])
+    (rule,) = keys(contract)
+    assert isinstance(rule, MetricRule) and rule.metric.reference_columns == ("user_pk",)
+    assert messages == []
