@@ -279,7 +279,7 @@ def _reported_warnings(verbose: int) -> Iterator[None]:
 
 def _check_references(contracts: list[Contract], given: dict[str, str]) -> None:
     """Refuse before the run a --reference that no foreign key of the contracts refers to (a typo)."""
-    referenced = {r.metric.reference for c in contracts for r in c.metric_rules if r.metric.reference is not None}
+    referenced = frozenset().union(*(c.referenced_datasets for c in contracts))
     for name, location in given.items():
         if not location:
             raise InputError(f"--reference {name}=: give where the dataset is (a path, or table:NAME)")

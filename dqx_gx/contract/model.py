@@ -129,6 +129,11 @@ class Contract:
         return tuple(rule for rule in self.rules if isinstance(rule, MetricRule))
 
     @property
+    def referenced_datasets(self) -> frozenset[str]:
+        """The datasets its foreign keys refer to, by the names a run is given them under."""
+        return frozenset(r.metric.reference for r in self.metric_rules if r.metric.reference is not None)
+
+    @property
     def sensitive_columns(self) -> frozenset[str]:
         """The columns whose values no output may show (SPEC §5): each sensitive property, a struct field by
         its path (``address.zip``), and every struct holding one, since showing the struct shows the field."""

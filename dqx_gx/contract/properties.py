@@ -17,6 +17,8 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
+from dqx.common import SeverityLevel
+
 from dqx_gx.contract.model import SENSITIVE_CLASSES, Property, skipped
 from dqx_gx.contract.problems import Problems
 from dqx_gx.errors import ContractValidationError, shown
@@ -226,15 +228,25 @@ def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedR
     )
 
 
+def _declared(
+    prop: Property, rule_id: str, name: str, check: SchemaCheck, *, severity: SeverityLevel, dimension: str
+) -> dict[str, Any]:
+    """What every rule from one declaration of a property is, besides what it checks."""
+    return {
+        "id": rule_id,
+        "name": name,
+        "severity": severity,
+        "origin": RuleOrigin.SCHEMA,
+        "schema_check": check,
+        "dimension": dimension,
+        "column": prop.column,
+    }
+
+
 def _required_rule(prop: Property, where: str, reason: str) -> MetricRule:
+    name = f"{prop.name} has no nulls ({reason})"
     return MetricRule(
-        id=f"{where}.required",
-        name=f"{prop.name} has no nulls ({reason})",
-        severity="P0",
-        origin=RuleOrigin.SCHEMA,
-        schema_check=SchemaCheck.REQUIRED,
-        dimension="completeness",
-        column=prop.column,
+        **_declared(prop, f"{where}.required", name, SchemaCheck.REQUIRED, severity="P0", dimension="completeness"),
         metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
         threshold=_NO_VIOLATIONS,
     )
@@ -245,14 +257,9 @@ def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule]:
     as with ``invalidValues``; SPEC §3). P1, like the other value constraints."""
     if not prop.valid_values:
         return
+    name = f"{prop.name} is one of its enum values"
     yield MetricRule(
-        id=f"{where}.enum",
-        name=f"{prop.name} is one of its enum values",
-        severity="P1",
-        origin=RuleOrigin.SCHEMA,
-        schema_check=SchemaCheck.ENUM,
-        dimension="conformity",
-        column=prop.column,
+        **_declared(prop, f"{where}.enum", name, SchemaCheck.ENUM, severity="P1", dimension="conformity"),
         metric=Metric(MetricKind.INVALID_COUNT, (prop.column,), values=prop.valid_values),
         threshold=_NO_VIOLATIONS,
     )
@@ -260,14 +267,9 @@ def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule]:
 
 def _type_rule(prop: Property, where: str) -> TypeRule:
     declared = data_type(prop)
+    name = f"{prop.name} has type {declared.describe()}" if declared else f"{prop.name} exists"
     return TypeRule(
-        id=f"{where}.logicalType",
-        name=f"{prop.name} has type {declared.describe()}" if declared else f"{prop.name} exists",
-        severity="P0",
-        origin=RuleOrigin.SCHEMA,
-        schema_check=SchemaCheck.TYPE,
-        dimension="conformity",
-        column=prop.column,
+        **_declared(prop, f"{where}.logicalType", name, SchemaCheck.TYPE, severity="P0", dimension="conformity"),
         property_name=prop.name,
         data_type=declared,
     )
@@ -306,28 +308,16 @@ def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
         if key in ("timezone", "defaultTimezone"):
             continue  # part of the type rule
         rule_id = f"{where}.logicalTypeOptions.{key}"
+        declared = _declared(
+            prop, rule_id, f"{prop.name} {key} {value}", SchemaCheck.OPTION, severity="P1", dimension="conformity"
+        )
         problem = _unsupported_option(prop, key, value)
         if problem is not None:
-            yield SkippedRule(
-                id=rule_id,
-                name=f"{prop.name} {key} {value}",
-                severity="P1",
-                origin=RuleOrigin.SCHEMA,
-                schema_check=SchemaCheck.OPTION,
-                dimension="conformity",
-                column=prop.column,
-                reason=problem,
-            )
+            yield SkippedRule(**declared, reason=problem)
             continue
         constraint = Constraint(ConstraintKind(key), _option_value(prop, key, value, rule_id))
         yield MetricRule(
-            id=rule_id,
-            name=f"{prop.name} {key} {value}",
-            severity="P1",
-            origin=RuleOrigin.SCHEMA,
-            schema_check=SchemaCheck.OPTION,
-            dimension="conformity",
-            column=prop.column,
+            **declared,
             metric=Metric(MetricKind.VIOLATION_COUNT, (prop.column,), constraint=constraint),
             threshold=_NO_VIOLATIONS,
         )

@@ -255,6 +255,24 @@ class KindAggregate(Aggregate):
     def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
         return kind.spark.aggregate(on)
 
+    @classmethod
+    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
+        """Metrics this aggregate is computed after, besides GX's own dependencies: they decide its pass."""
+        return {}
+
+    @classmethod
+    def _get_evaluation_dependencies(
+        cls,
+        metric: MetricConfiguration,
+        configuration: Any = None,
+        execution_engine: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+    ) -> dict[str, MetricConfiguration]:
+        dependencies: dict[str, MetricConfiguration] = super()._get_evaluation_dependencies(
+            metric, configuration, execution_engine, runtime_configuration
+        )
+        return {**dependencies, **cls.waits_for(metric)}
+
 
 class MarkedRows(KindAggregate):
     """The rows a bound-based kind (custom min/max) marks under the rule's ``interval``: what its
@@ -277,18 +295,8 @@ class DistinctAggregate(KindAggregate):
     metric_name = SECOND_PASS
 
     @classmethod
-    def _get_evaluation_dependencies(
-        cls,
-        metric: MetricConfiguration,
-        configuration: Any = None,
-        execution_engine: Any = None,
-        runtime_configuration: dict[str, Any] | None = None,
-    ) -> dict[str, MetricConfiguration]:
-        dependencies: dict[str, MetricConfiguration] = super()._get_evaluation_dependencies(
-            metric, configuration, execution_engine, runtime_configuration
-        )
-        dependencies["second_pass"] = MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)
-        return dependencies
+    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
+        return {"second_pass": MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)}
 
 
 class DistinctValues(TableMetricProvider):
@@ -376,20 +384,8 @@ class RefiningAggregate(KindAggregate):
         return kind.spark.refine.aggregate(on, metrics["first_pass"])
 
     @classmethod
-    def _get_evaluation_dependencies(
-        cls,
-        metric: MetricConfiguration,
-        configuration: Any = None,
-        execution_engine: Any = None,
-        runtime_configuration: dict[str, Any] | None = None,
-    ) -> dict[str, MetricConfiguration]:
-        dependencies: dict[str, MetricConfiguration] = super()._get_evaluation_dependencies(
-            metric, configuration, execution_engine, runtime_configuration
-        )
-        dependencies["first_pass"] = MetricConfiguration(
-            FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs
-        )
-        return dependencies
+    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
+        return {"first_pass": MetricConfiguration(FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs)}
 
 
 class Refined(TableMetricProvider):

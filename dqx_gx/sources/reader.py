@@ -93,7 +93,7 @@ def read_references(
     contract's own data (a table, or a path with ``{model}``); one that cannot be read there is left out
     with a ContractWarning (its foreign keys are then SKIPPED). With neither, the foreign key is SKIPPED.
     """
-    wanted = sorted({r.metric.reference for r in contract.metric_rules if r.metric.reference is not None})
+    wanted = sorted(contract.referenced_datasets)
     declared = {name: c for c in document for name in (c.schema_name, c.dataset) if name}
     found: dict[str, DataFrame] = {}
     for name in wanted:

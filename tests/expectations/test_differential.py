@@ -201,29 +201,14 @@ def probes(col: Col) -> list[Probe]:
             ("sum", dqx_rule("sum", c), lambda t: dqx_metric(t, lambda mp: mp.sum(c)), False),
             ("variance", dqx_rule("variance", c), lambda t: dqx_metric(t, lambda mp: mp.variance(c)), False),
             ("stddev", dqx_rule("stddev", c), lambda t: duckdb_value(t, f"STDDEV_SAMP({c})"), False),
-            (
-                "p50",
-                dqx_rule("percentile", c, percentile=0.5),
-                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.5)"),
-                False,
-            ),
-            (
-                "p95",
-                dqx_rule("percentile", c, percentile=0.95),
-                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.95)"),
-                False,
-            ),
-            (
-                "p0",
-                dqx_rule("percentile", c, percentile=0.0),
-                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 0.0)"),
-                False,
-            ),
-            (
-                "p100",
-                dqx_rule("percentile", c, percentile=1.0),
-                lambda t: duckdb_value(t, f"QUANTILE_CONT({c}, 1.0)"),
-                False,
+            *(
+                (
+                    f"p{round(q * 100)}",
+                    dqx_rule("percentile", c, percentile=q),
+                    lambda t, q=q: duckdb_value(t, f"QUANTILE_CONT({c}, {q})"),
+                    False,
+                )
+                for q in (0.5, 0.95, 0.0, 1.0)
             ),
         ]
     lengths = {"string": ("string", "LENGTH"), "list": ("list", "LEN"), "map": ("map", "CARDINALITY")}
