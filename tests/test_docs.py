@@ -1,0 +1,102 @@
+"""The repository explains itself: a short README, docs that stand alone, and links that lead somewhere."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.docs import DOCS, README, anchors, code_blocks, headings, links, pages, section
+
+WRITTEN_ELSEWHERE = {DOCS / "checks.md"}
+"""Pages the README's map names that another change generates (the checks reference, issue 21 point 1):
+a link to one is checked once the page exists. Remove an entry when its page is merged."""
+
+
+def test_the_readme_is_short() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 150
+    assert [i + 1 for i, line in enumerate(lines) if len(line) > 200] == []
+
+
+@pytest.mark.parametrize("page", [*pages(), ROOT / "DEVELOPERS.md"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_points_outside_the_repository(page: Path) -> None:
+    text = page.read_text()
+    assert "../shared" not in text
+    assert "/work/" not in text
+
+
+@pytest.mark.parametrize("page", [*pages(), ROOT / "DEVELOPERS.md"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_leads_to_a_file_and_heading(page: Path) -> None:
+    assert broken_links(page) == []
+
+
+def test_the_link_checker_sees_broken_links_and_anchors(tmp_path: Path) -> None:
+    (tmp_path / "other.md").write_text("## Foreign keys (`--only foreignkey`)\n## Foreign keys (`--only foreignkey`)\n")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# A `code` title\n\nSee [here](#a-code-title), [the\nother](#nowhere), [this](other.md#foreign-keys---only-"
+        "foreignkey-1),\n[that](other.md#foreign-keys), [gone](gone.md) and <https://example.com>.\n"
+        "```\n[not a link](x.md)\n# not a heading\n```\n"
+    )
+    assert broken_links(page) == [
+        "#nowhere: no such heading in page.md",
+        "other.md#foreign-keys: no such heading in other.md",
+        "gone.md: no such file",
+    ]
+    assert anchors(page.read_text()) == {"a-code-title"}
+
+
+def broken_links(page: Path) -> list[str]:
+    """The relative links of ``page`` that lead to no file, or to no heading of a Markdown file."""
+    broken = []
+    for target in links(page.read_text()):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto: …
+            continue
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if not file.exists():
+            if file not in WRITTEN_ELSEWHERE:
+                broken.append(f"{target}: no such file")
+        elif anchor and file.suffix == ".md" and anchor not in anchors(file.read_text()):
+            broken.append(f"{target}: no such heading in {file.name}")
+    return broken
+
+
+def test_the_readme_installs_as_ci_does() -> None:
+    (install,) = code_blocks(section(README.read_text(), "Try it"), "bash")[:1]
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert "python3 -m venv .venv" in ci
+    readme_steps = [shlex.split(step) for step in install.strip().split("&&")]
+    assert readme_steps[0] == ["python3", "-m", "venv", ".venv"]
+    assert _requirements(readme_steps[1]) == _requirements(
+        shlex.split(next(line for line in ci if "pip install" in line and "-e" in line))
+    )
+
+
+def test_the_readme_tests_as_ci_does() -> None:
+    (command,) = code_blocks(section(README.read_text(), "Run the tests"), "bash")
+    assert command.strip() == ".venv/bin/python -m pytest"
+    assert command.strip() in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def test_the_semantics_have_every_section_the_code_cites() -> None:
+    """Code and tests cite "SPEC §N": each N must be a section of docs/semantics.md."""
+    cited = {
+        int(n)
+        for path in [*ROOT.glob("dqx_gx/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*.py")]
+        for n in re.findall(r"SPEC §(\d+)", path.read_text())
+    }
+    numbered = {int(m.group(1)) for _, title in headings((DOCS / "semantics.md").read_text()).values()
+                if (m := re.match(r"(\d+)\. ", title))}  # fmt: skip
+    assert cited <= numbered
+    assert numbered == set(range(1, 9))
+
+
+def _requirements(command: list[str]) -> list[str]:
+    """What a ``pip install`` command installs: its arguments after ``install`` without the quiet/upgrade flags."""
+    after = command[command.index("install") + 1 :]
+    return [arg for arg in after if arg not in ("--quiet", "-q", "--upgrade", "-U")]
