@@ -100,3 +100,15 @@ def _requirements(command: list[str]) -> list[str]:
     """What a ``pip install`` command installs: its arguments after ``install`` without the quiet/upgrade flags."""
     after = command[command.index("install") + 1 :]
     return [arg for arg in after if arg not in ("--quiet", "-q", "--upgrade", "-U")]
+
+
+def test_the_documented_regeneration_translates_every_example() -> None:
+    """gx/ is what translating every example makes (tests/run/test_gx_project.py regenerates it from all of
+    examples/**/*.yaml); the command the docs give must name the same contracts."""
+    (command,) = code_blocks(section((DOCS / "gx-and-platforms.md").read_text(), "The project in `gx/`"), "bash")
+    words = shlex.split(command.strip())
+    assert words[:2] == [".venv/bin/dqx-gx", "translate"]
+    assert words[-2:] == ["--gx-dir", "."]
+    named = {path for pattern in words[2:-2] for path in ROOT.glob(pattern)}
+    assert named == set(ROOT.glob("examples/**/*.yaml"))
+    assert len(named) == 9
