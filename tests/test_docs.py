@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dqx_gx.cli import main
 from tests.conftest import ROOT
 from tests.docs import DOCS, README, anchors, code_blocks, headings, links, pages, section
 
@@ -112,3 +113,11 @@ def test_the_documented_regeneration_translates_every_example() -> None:
     named = {path for pattern in words[2:-2] for path in ROOT.glob(pattern)}
     assert named == set(ROOT.glob("examples/**/*.yaml"))
     assert len(named) == 9
+
+
+def test_the_lint_output_the_cli_page_shows_is_lints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    odcs = code_blocks(section((DOCS / "contracts.md").read_text(), "A contract to start from"), "yaml")[0]
+    (tmp_path / "orders.yaml").write_text(odcs)
+    assert main(["lint", str(tmp_path / "orders.yaml")]) == 0
+    (shown,) = code_blocks(section((DOCS / "cli.md").read_text(), "`lint`"), "text")
+    assert capsys.readouterr().out == shown
