@@ -8,10 +8,13 @@ constraint, so the schema stays the single statement of what is valid.
 
 from __future__ import annotations
 
+import ast
 import copy
+import difflib
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -176,11 +179,86 @@ def own_validator(name: str) -> Validator:
 
 def problems(validator: Validator, instance: Any) -> list[Problem]:
     """All violations, most specific first within each location, sorted by location."""
-    found = [_most_specific(error) for error in validator.iter_errors(instance)]
+    found = [_named_keys(validator, _most_specific(error)) for error in validator.iter_errors(instance)]
     unique: dict[tuple[tuple[str | int, ...], str], Problem] = {}
     for problem in found:
         unique.setdefault((problem.path, problem.message), problem)
     return sorted(unique.values(), key=lambda p: (_sortable(p.path), p.message))
+
+
+_UNEXPECTED_KEYS = ("additionalProperties", "unevaluatedProperties")
+_LISTED = re.compile(r"\((.*) (?:was|were) unexpected\)")
+
+
+def _named_keys(validator: Validator, problem: Problem) -> Problem:
+    """An unexpected-key problem that names only the keys at fault, each with its likely spelling.
+
+    When one key of a mapping breaks every branch of a ``oneOf``, JSON Schema's unevaluated-properties
+    check lists every key as unexpected (``'arguments', 'metric', 'mustbe' were unexpected``). The keys
+    at fault are those no branch declares.
+    """
+    error = problem.error
+    schema_path = list(error.absolute_schema_path)
+    if schema_path[-2:-1] == ["additionalProperties"] and error.absolute_path:  # a schema's own x-message
+        owner: Any = validator.schema
+        for part in schema_path[:-2]:
+            owner = owner[part]
+        key = str(error.absolute_path[-1])
+        close = _likely(key, sorted(_declared_keys(owner, validator.schema)))
+        return replace(problem, message=f"{problem.message}: did you mean {close!r}?") if close else problem
+    if error.validator not in _UNEXPECTED_KEYS or not isinstance(error.instance, dict):
+        return problem
+    listed = _listed(error.message)
+    if not listed:
+        return problem
+    declared = _declared_keys(error.schema, validator.schema)
+    at_fault = [key for key in listed if key not in declared]
+    if not at_fault:  # every key is declared somewhere: the mapping's combination is what is wrong
+        return problem
+    known = sorted(declared - set(error.instance))
+    phrases = []
+    for key in at_fault:
+        close = _likely(key, known)
+        fix = f"did you mean {close!r}?" if close else "remove it or correct its spelling"
+        phrases.append(f"{key!r} is not allowed here: {fix}")
+    return replace(problem, message="; ".join(phrases))
+
+
+def _likely(key: str, known: Sequence[str]) -> str | None:
+    """The declared key a misspelt one most likely meant (case first, then similarity), if any."""
+    same_case = [k for k in known if k.lower() == key.lower()]
+    close = same_case or difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _listed(message: str) -> tuple[str, ...]:
+    match = _LISTED.search(message)
+    if match is None:
+        return ()
+    try:
+        keys = ast.literal_eval(f"({match.group(1)},)")
+    except (ValueError, SyntaxError):
+        return ()
+    return tuple(k for k in keys if isinstance(k, str))
+
+
+def _declared_keys(schema: Any, root: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> set[str]:
+    """The property names a schema fragment declares, through its combinators and local ``$ref``s."""
+    if not isinstance(schema, Mapping):
+        return set()
+    keys = set(schema.get("properties") or ())
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part) if isinstance(target, Mapping) else None
+        keys |= _declared_keys(target, root, seen | {ref})
+    for word in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(word) or ():
+            keys |= _declared_keys(branch, root, seen)
+    for word in ("if", "then", "else"):
+        keys |= _declared_keys(schema.get(word), root, seen)
+    return keys
 
 
 def _sortable(path: Sequence[str | int]) -> tuple[tuple[int, str], ...]:

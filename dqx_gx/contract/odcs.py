@@ -190,8 +190,6 @@ def _fix(problem: Problem) -> str:
     error = problem.error
     if error.validator == "required":
         return ": add it"
-    if error.validator in ("additionalProperties", "unevaluatedProperties"):
-        return ": remove it or correct its spelling"
     if error.validator == "enum":
         return ": use one of the listed values"
     return ""

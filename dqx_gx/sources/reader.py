@@ -6,32 +6,20 @@ server or file and the format; Spark's (Java) trace is left to ``-v``.
 
 from __future__ import annotations
 
-import glob
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from pathlib import Path
 
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
-from dqx_gx.sources.choices import FORMATS, SourceError
-from dqx_gx.sources.servers import Files, Location, Table, choose_server, location_of
+from dqx_gx.sources.choices import SourceError
+from dqx_gx.sources.locate import Located, locate, reference_source, several_files
+from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
 
 UNTYPED = ("csv", "json")
-_SUFFIXES = {
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".csv": "csv",
-    ".json": "json",
-    ".jsonl": "json",
-    ".ndjson": "json",
-    ".orc": "orc",
-}
-_GLOB = frozenset("*?[{")
 _CONDITION = re.compile(r"\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\]")
 _JAVA_CLASS = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*: ")
 
@@ -46,6 +34,7 @@ def read_data(
     data_format: str | None = None,
     merge_schema: bool | None = None,
     label: str | None = None,
+    delimiter: str | None = None,
 ) -> DataFrame:
     """The data a contract is about, as a DataFrame ready for :func:`dqx_gx.run_contract`.
 
@@ -56,20 +45,30 @@ def read_data(
     declared column is cast to its declared type: values that do not cast are NULL for the other
     rules and counted, and marked, by the column's type rule (SPEC §6). ``merge_schema`` merges the
     columns of parquet/ORC files that disagree (default: on for a folder or glob, off for one file).
+    ``delimiter`` separates CSV fields (default: the server's, else a comma). A ``path`` that replaces
+    only the path of the contract's one file server keeps that server's format and reader options.
 
     Cloud storage is Spark's business: credentials and file systems come from the session's
     configuration (``spark.hadoop.fs.s3a.*`` and the like). Raises :class:`SourceError` (one line)
     when the data cannot be found or read; ``label`` is how that line names what was asked for
     (default: the flag, ``--data PATH``).
     """
-    given = [name for name, value in (("path", path), ("table", table), ("server", server)) if value is not None]
-    if len(given) > 1:
-        raise SourceError(f"give one of --data, --table and --server, not {' and '.join(given)}")
-    location, label = _where(contract, server=server, table=table, path=path, data_format=data_format, label=label)
+    located = locate(
+        contract, server=server, table=table, path=path, data_format=data_format, delimiter=delimiter, label=label
+    )
+    return read_located(spark, located, contract, merge_schema)
+
+
+def read_located(
+    spark: SparkSession, located: Located, contract: Contract | None = None, merge_schema: bool | None = None
+) -> DataFrame:
+    """Read what :func:`~dqx_gx.sources.locate.locate` found (see :func:`read_data`)."""
+    location = located.location
     if isinstance(location, Table):
-        frame = _table(spark, location.name, label)
-        return frame
-    frame = _files(spark, location, label, merge_schema)
+        return _table(spark, location.name, located.label)
+    frame = _files(spark, location, located.label, merge_schema)
+    if location.format == "csv" and contract is not None:
+        _check_header(frame.columns, [p.column for p in contract.properties], located.label)
     if contract is not None and location.format in UNTYPED:
         frame = cast_declared(frame, contract)
     return frame
@@ -99,14 +98,7 @@ def read_references(
     for name in wanted:
         location = (given or {}).get(name)
         if location is not None:
-            table = location.removeprefix("table:") if location.startswith("table:") else None
-            found[name] = read_data(
-                spark,
-                declared.get(name),
-                table=table,
-                path=None if table is not None else location,
-                label=f"--reference {name}={location}",
-            )
+            found[name] = read_located(spark, reference_source(name, location, declared.get(name)), declared.get(name))
         elif on_server and name in declared and contract.servers:
             reference = _on_server(spark, contract, declared[name], server)
             if reference is not None:
@@ -130,31 +122,6 @@ def _on_server(spark: SparkSession, contract: Contract, declared: Contract, serv
         return None
 
 
-def _where(
-    contract: Contract | None,
-    *,
-    server: str | None,
-    table: str | None,
-    path: str | None,
-    data_format: str | None,
-    label: str | None,
-) -> tuple[Location, str]:
-    if table is not None:
-        return Table(table), label or f"--table {table}"
-    if path is not None:
-        label = label or f"--data {path}"
-        return Files(path, data_format or _format_of(path, label)), label
-    if contract is None:
-        raise SourceError("say where the data is: a path, a table or a contract with servers")
-    chosen = choose_server(contract.servers, server, contract.origin)
-    location = location_of(chosen, contract.dataset, contract.schema_name)
-    if isinstance(location, Files):
-        fmt = data_format or location.format or _format_of(location.path, chosen.where)
-        location = replace(location, format=fmt.lower())
-        return location, f"{chosen.where}: {location.path}"
-    return location, f"{chosen.where}: table {location.name}"
-
-
 def _table(spark: SparkSession, name: str, label: str) -> DataFrame:
     try:
         frame = spark.table(name)
@@ -168,7 +135,6 @@ def _table(spark: SparkSession, name: str, label: str) -> DataFrame:
 
 def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | None) -> DataFrame:
     fmt = files.format or ""
-    _require_local(files.path, label)
     reader = _reader(spark, files, merge_schema)
     try:
         frame = reader.load(files.path)
@@ -191,6 +157,30 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
     return frame
 
 
+_SEPARATORS = (";", "\t", "|", ",", ":", " ")
+
+
+def _check_header(columns: Sequence[str], declared: Sequence[str], label: str) -> None:
+    """A CSV header that cannot be the declared data is an input error with its likely cause (SPEC §6),
+    not one FAILED "column not in batch" line per declared column."""
+    header = "".join(columns)
+    if any(ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\r\n") for ch in header):
+        kind = "parquet" if header.startswith("PAR1") else "orc" if header.startswith("ORC") else None
+        fix = f"it looks like {kind}: give --format {kind}" if kind else "give the file's --format"
+        raise SourceError(f"{label}: binary data read as csv (the header is not text); {fix}")
+    if len(columns) != 1 or len(declared) < 2:
+        return
+    (only,) = columns
+    for separator in _SEPARATORS:
+        parts = [part.strip().strip('"') for part in only.split(separator)]
+        if len(parts) > 1 and sum(part in declared for part in parts) >= 2:
+            shown = only if len(only) <= 60 else only[:57] + "…"
+            raise SourceError(
+                f"{label}: the header arrived as one column {shown!r}: looks {separator!r}-separated: "
+                f"use --delimiter {separator!r}"
+            )
+
+
 def _reader(spark: SparkSession, files: Files, merge_schema: bool | None) -> DataFrameReader:
     fmt = files.format or ""
     reader = spark.read.format(fmt)
@@ -205,50 +195,9 @@ def _reader(spark: SparkSession, files: Files, merge_schema: bool | None) -> Dat
     if files.encoding and fmt in UNTYPED:
         reader = reader.option("encoding", files.encoding)
     if fmt in ("parquet", "orc"):
-        merge = merge_schema if merge_schema is not None else _several_files(files.path)
+        merge = merge_schema if merge_schema is not None else several_files(files.path)
         reader = reader.option("mergeSchema", str(merge).lower())
     return reader
-
-
-def _local(path: str) -> Path | None:
-    if "://" in path and not path.startswith("file://"):
-        return None
-    return Path(path.removeprefix("file://"))
-
-
-def _is_glob(path: str) -> bool:
-    return bool(_GLOB & set(path))
-
-
-def _require_local(path: str, label: str) -> None:
-    local = _local(path)
-    if local is None:
-        return
-    if _is_glob(path):
-        if not glob.glob(str(local), recursive=True):
-            raise SourceError(f"{label}: no file matches the pattern")
-    elif not local.exists():
-        raise SourceError(f"{label}: no such file or directory")
-
-
-def _several_files(path: str) -> bool:
-    local = _local(path)
-    return local is None or _is_glob(path) or local.is_dir()
-
-
-def _format_of(path: str, label: str) -> str:
-    local = _local(path)
-    if local is not None and not _is_glob(path) and local.exists():
-        candidates = [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
-    elif local is not None and _is_glob(path):
-        candidates = sorted(Path(p) for p in glob.glob(str(local), recursive=True)) or [local]
-    else:
-        candidates = [Path(path.rstrip("/*"))]
-    for candidate in candidates:
-        fmt = _SUFFIXES.get(candidate.suffix.lower())
-        if fmt:
-            return fmt
-    raise SourceError(f"{label}: cannot tell the format from the file names; give --format ({', '.join(FORMATS)})")
 
 
 def _condition(exc: BaseException) -> str:

@@ -1,0 +1,148 @@
+"""Input errors come before the data (SPEC §6): one line, exit 2, and no Spark for what needs no data."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from tests.conftest import EXAMPLES
+from tests.run.test_cli import run
+from tests.sources.test_cli_sources import contract, csv, fails_with, local
+
+ROOT = Path(__file__).resolve().parents[2]
+ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
+GOOD = EXAMPLES / "orders" / "data" / "good.parquet"
+NOW = "2026-11-22T12:00:00Z"
+
+# Run the command in a fresh interpreter and say whether it imported PySpark (a JVM needs it first).
+_PROBE = """
+import sys
+from dqx_gx.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as stop:
+    code = stop.code
+print(code, "pyspark" in sys.modules)
+"""
+
+
+def without_spark(*args: str) -> tuple[str, str]:
+    """The exit code and stderr of ``dqx-gx ARGS`` in a fresh interpreter that must not import PySpark."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
+    code, imported = done.stdout.split()
+    assert imported == "False", f"PySpark was imported for: {args}"
+    return code, "".join(line for line in done.stderr.splitlines(keepends=True) if not line.startswith("warning: "))
+
+
+@pytest.mark.slow
+def test_every_input_error_is_one_line_before_spark(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "_SUCCESS").write_text("")
+    bare = contract(tmp_path, "bare", "")
+    fk = tmp_path / "fk.yaml"
+    fk.write_text(
+        Path(ORDERS)
+        .read_text()
+        .replace(
+            "      - name: status\n", "      - name: status\n        relationships:\n          - to: statuses.code\n", 1
+        )
+    )
+    cases = {
+        ("validate", ORDERS, "--data", str(tmp_path / "missing.parquet")): (
+            f"error: --data {tmp_path / 'missing.parquet'}: no such file or directory"
+        ),
+        ("validate", bare): f"error: {bare} declares no servers: give --data PATH, --table NAME or --server NAME",
+        ("validate", ORDERS, "--data", str(empty)): f"error: --data {empty}: the folder holds no data files",
+        ("validate", ORDERS, "--data", str(GOOD), "--format", "parqet"): (
+            "error: --format: 'parqet' is not a Spark data source dqx-gx knows; did you mean 'parquet'? it reads "
+            "parquet, csv, json, orc, and other sources by their short name (delta, iceberg, avro, …) or a "
+            "connector's class name"
+        ),
+        ("validate", str(fk), "--data", str(GOOD), "--reference", f"statuses={tmp_path / 'statuses.csv'}"): (
+            f"error: --reference statuses={tmp_path / 'statuses.csv'}: no such file or directory"
+        ),
+        ("validate", str(fk), "--data", str(GOOD), "--reference", "customers=x.csv"): (
+            "error: --reference customers: no foreign key of the contract refers to 'customers' "
+            "(they refer to: statuses)"
+        ),
+        ("validate", ORDERS, "--data", str(GOOD), "--delimiter", ";"): (
+            f"error: --delimiter applies to csv; --data {GOOD} is read as parquet"
+        ),
+    }
+    for args, line in cases.items():
+        code, err = without_spark(*args)
+        assert (code, err) == ("2", line + "\n"), args
+
+
+def test_a_csv_with_another_separator_is_named_with_the_fix(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = csv(tmp_path, "a.csv", "id;day\n1;2026-11-22\n")
+    path = contract(tmp_path, "a", "")
+    assert fails_with(capsys, "validate", path, "--data", str(data)) == (
+        f"error: --data {data}: the header arrived as one column 'id;day': looks ';'-separated: use --delimiter ';'"
+    )
+    code, out, err = run(capsys, "validate", path, "--data", str(data), "--delimiter", ";", "--output", "json")
+    assert code == 0, err
+    assert {r["status"] for r in json.loads(out)["results"]} == {"PASSED"}
+
+
+def test_a_parquet_file_read_as_csv_says_so(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert fails_with(capsys, "validate", ORDERS, "--data", str(GOOD), "--format", "csv") == (
+        f"error: --data {GOOD}: binary data read as csv (the header is not text); it looks like parquet: "
+        "give --format parquet"
+    )
+
+
+def test_data_in_place_of_the_one_server_keeps_its_format_and_delimiter(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    landing = csv(tmp_path, "landing.txt", "id|day\n1|2026-11-22\n")
+    other = csv(tmp_path, "other.txt", "id|day\n2|2026-11-23\nx|2026-11-24\n")
+    server = local("landing", landing).replace("format: csv\n", "format: csv\n    delimiter: '|'\n")
+    path = contract(tmp_path, "a", "servers:\n" + server)
+    code, out, err = run(capsys, "validate", path, "--data", str(other), "--output", "json", "--now", NOW)
+    assert code == 1, err  # read as '|'-separated csv: 'x' does not cast to integer
+    (id_type,) = [r for r in json.loads(out)["results"] if r["assertion"] == "id has type integer"]
+    assert id_type["reason"] == "Property 'id': 1 value(s) read as text do not cast to integer"
+
+
+def test_a_misspelt_flag_or_command_names_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "validate", ORDERS, "--dta", str(GOOD))
+    assert code == 2
+    assert err.splitlines()[-1] == f"dqx-gx: error: unrecognized arguments: --dta {GOOD}; did you mean --data?"
+    code, _, err = run(capsys, "valdate", ORDERS)
+    assert err.splitlines()[-1] == (
+        "dqx-gx: error: argument COMMAND: invalid choice: 'valdate' (choose from 'validate', 'translate', 'lint'); "
+        "did you mean validate?"
+    )
+
+
+def test_a_misspelt_key_is_named_alone_with_its_likely_spelling(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        Path(ORDERS)
+        .read_text()
+        .replace("metric: nullValues\n            mustBe: 0", "metric: nullValues\n            mustbe: 0", 1)
+        .replace("severity: warning", "severty: warning", 1)
+    )
+    code, _, err = run(capsys, "lint", str(path))
+    assert code == 2
+    unexpected = [line for line in err.splitlines() if "not allowed here" in line]
+    assert len(unexpected) == 2, err
+    assert unexpected == [
+        "  - schema[0].quality[0] (line 27): 'severty' is not allowed here: did you mean 'severity'?",
+        "  - schema[0].properties[0].quality[0] (line 60): 'mustbe' is not allowed here: did you mean 'mustBe'?",
+    ]
