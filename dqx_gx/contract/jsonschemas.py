@@ -200,9 +200,7 @@ def _named_keys(validator: Validator, problem: Problem) -> Problem:
     error = problem.error
     schema_path = list(error.absolute_schema_path)
     if schema_path[-2:-1] == ["additionalProperties"] and error.absolute_path:  # a schema's own x-message
-        owner: Any = validator.schema
-        for part in schema_path[:-2]:
-            owner = owner[part]
+        owner = _schema_at(schema_path[:-2], validator.schema)
         key = str(error.absolute_path[-1])
         close = _likely(key, sorted(_declared_keys(owner, validator.schema)))
         return replace(problem, message=f"{problem.message}: did you mean {close!r}?") if close else problem
@@ -242,17 +240,39 @@ def _listed(message: str) -> tuple[str, ...]:
     return tuple(k for k in keys if isinstance(k, str))
 
 
+def _schema_at(path: Sequence[str | int], root: Mapping[str, Any]) -> Any:
+    """The schema fragment at a validation error's schema path (which steps through ``$ref`` silently)."""
+    fragment: Any = root
+    for part in path:
+        while isinstance(fragment, Mapping) and part not in fragment and "$ref" in fragment:
+            fragment = _resolved(fragment["$ref"], root)
+        if isinstance(fragment, Mapping):
+            fragment = fragment.get(part)
+        elif isinstance(fragment, list) and isinstance(part, int) and part < len(fragment):
+            fragment = fragment[part]
+        else:
+            return None
+    return fragment
+
+
+def _resolved(ref: Any, root: Mapping[str, Any]) -> Any:
+    """The target of a local ``$ref`` (``#/$defs/Name``) in ``root``; None for any other reference."""
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return None
+    target: Any = root
+    for part in ref[2:].split("/"):
+        target = target.get(part) if isinstance(target, Mapping) else None
+    return target
+
+
 def _declared_keys(schema: Any, root: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> set[str]:
     """The property names a schema fragment declares, through its combinators and local ``$ref``s."""
     if not isinstance(schema, Mapping):
         return set()
     keys = set(schema.get("properties") or ())
     ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
-        target: Any = root
-        for part in ref[2:].split("/"):
-            target = target.get(part) if isinstance(target, Mapping) else None
-        keys |= _declared_keys(target, root, seen | {ref})
+    if isinstance(ref, str) and ref not in seen:
+        keys |= _declared_keys(_resolved(ref, root), root, seen | {ref})
     for word in ("allOf", "anyOf", "oneOf"):
         for branch in schema.get(word) or ():
             keys |= _declared_keys(branch, root, seen)
