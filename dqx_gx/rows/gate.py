@@ -22,7 +22,7 @@ from dqx_gx.rows.choices import RowGateError
 from dqx_gx.rows.marks import RowCheck, RowRule, marked, row_rules
 from dqx_gx.sources.untyped import UNCAST
 from dqx_gx.spark.columns import Columns
-from dqx_gx.spark.references import References
+from dqx_gx.spark.references import References, with_the_batch
 
 ERRORS = "_dqx_errors"
 WARNINGS = "_dqx_warnings"
@@ -51,7 +51,7 @@ def annotate_rows(
     clash = sorted({ERRORS, WARNINGS} & set(dataframe.columns))
     if clash:
         raise RowGateError(f"the DataFrame already has {', '.join(clash)}: it was annotated before")
-    rules = row_rules(contract, Columns.of(dataframe), references)
+    rules = row_rules(contract, Columns.of(dataframe), with_the_batch(contract, dataframe, references))
     if dataframe.isStreaming:
         needing_rows = [r.rule.name for r in rules if isinstance(r, RowRule) and r.marks.reach is Reach.KEY]
         if needing_rows:
@@ -93,7 +93,7 @@ def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references: References | None = None) -> None:
     """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
-    if not row_rules(contract, Columns.of(dataframe), references):
+    if not row_rules(contract, Columns.of(dataframe), with_the_batch(contract, dataframe, references)):
         warn_contract(f"{contract.check_name} has no row-level rule for this batch: every row is valid", stacklevel=3)
 
 

@@ -22,7 +22,7 @@ from dqx_gx.run.artifacts import ephemeral_context, install
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
-from dqx_gx.spark.references import References, references_given
+from dqx_gx.spark.references import References, references_given, with_the_batch
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def run_contract(
     key = key or ResultKey(moment.date(), {})
     if strict_schema:
         _require_declared_schema(contract, Columns.of(dataframe))
-    references = references or {}
+    references = with_the_batch(contract, dataframe, references)
     build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
     context = context or ephemeral_context()
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from pyspark.sql import DataFrame
 from pyspark.sql.types import DataType, DecimalType, StructField
 
+from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Metric
 from dqx_gx.kinds.kind import TypeFamily
 from dqx_gx.spark.columns import Columns, family, spark_column, type_text
@@ -36,6 +37,18 @@ def references_given(references: References) -> Iterator[None]:
         yield
     finally:
         _GIVEN.reset(token)
+
+
+def with_the_batch(contract: Contract, batch: DataFrame, references: References | None) -> References:
+    """``references`` plus the batch itself under the contract's own name when a foreign key refers to its own
+    dataset (``employees.manager_id → employees.id``) and no dataset of that name was given: the batch is the
+    reference. A stream is no static dataset to look keys up in; its micro-batches are (``gate_each_batch``)."""
+    given = dict(references or {})
+    if not batch.isStreaming:
+        for name in contract.referenced_datasets - given.keys():
+            if name in (contract.dataset, contract.schema_name):
+                given[name] = batch
+    return given
 
 
 def given_reference(name: str) -> DataFrame | None:

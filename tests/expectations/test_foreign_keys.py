@@ -132,6 +132,19 @@ def test_a_dataset_may_refer_to_itself(spark: SparkSession) -> None:
     assert warned == {1: [], 2: [], 3: [], 4: ["boss is not a key of staff (id)"]}
 
 
+def test_a_dataset_referring_to_itself_is_its_own_reference_when_none_is_given(spark: SparkSession) -> None:
+    """SPEC §3: a foreign key to the batch's own dataset uses the batch (datacontract-cli's employees fixture)."""
+    employees = [{"name": "id", "logicalType": "integer"}, {"name": "boss", "relationships": [{"to": "staff.id"}]}]
+    (contract,) = Contract.from_odcs(odcs_document([{"name": "staff", "properties": employees}]))
+    frame = spark.createDataFrame([(1, None), (2, 1), (3, 2), (4, 7), (5, 8)], "id int, boss int")
+    run = run_contract(contract, frame, now=NOW)
+    result = by_id(run.rule_results, "schema[0].properties[1].relationships[0]")
+    assert (result.assertion.status, result.observed) == ("FAILED", 2)
+    valid, quarantine = split_rows(contract, frame)
+    warned = {r["id"] for r in valid.union(quarantine.drop("_dqx_errors")).collect() if r[WARNINGS]}
+    assert warned == {4, 5}
+
+
 def test_a_sensitive_key_is_never_shown_in_samples(spark: SparkSession) -> None:
     secret = [dict(p, classification="restricted") if p["name"] == "customer_id" else p for p in ORDERS]
     run = run_contract(load(secret), orders(spark), now=NOW, references={"customers": customers(spark)})
