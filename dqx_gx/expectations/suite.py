@@ -27,7 +27,7 @@ from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.gx_private import expectations_equal
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
-from dqx_gx.rules.sql_guard import checked_query
+from dqx_gx.rules.sql_guard import checked_query, unfilled_placeholder, unfilled_reason
 from dqx_gx.rules.threshold import Threshold
 from dqx_gx.spark.references import not_given
 
@@ -127,6 +127,9 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
         return _native_expectation(rule, common)
     common["rule"] = rule.name
     if isinstance(rule, SqlRule):
+        placeholder = unfilled_placeholder(rule.query, rule.column)
+        if placeholder is not None:
+            return unfilled_reason(placeholder)
         query = checked_query(
             rule.query,
             rule=f"Quality rule '{rule.name}'",

@@ -29,6 +29,7 @@ stay callable: they are its code, not the contract's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
@@ -43,7 +44,7 @@ BATCH = "{batch}"
 
 _BATCH_MARK = "__dqx_batch__"
 _CTE_NAME = "__dqx_cte_{}__"
-_PLACEHOLDERS = ("${object}", "${table}")
+_PLACEHOLDERS = ("${object}", "${table}", "${model}")  # ${model}: datacontract-cli's name for the table
 _COLUMN_PLACEHOLDERS = ("${property}", "${column}")
 
 _JVM = "which runs arbitrary JVM code"
@@ -82,6 +83,22 @@ _SOURCES = (exp.Table, exp.Subquery, exp.Values, exp.Lateral)
 def quote_identifier(name: str) -> str:
     """``name`` as a Spark SQL identifier in backticks: survives dots, spaces and backticks."""
     return "`" + name.replace("`", "``") + "`"
+
+
+def unfilled_placeholder(query: str, column: str | None) -> str | None:
+    """The first ``${NAME}`` template placeholder of ``query`` that dqx-gx does not fill, if any: run as it is,
+    it would be compared as literal text (or fail to parse) and say nothing about the data. The column
+    placeholders are filled only for a rule on a property (``column``)."""
+    filled = {*_PLACEHOLDERS, *(_COLUMN_PLACEHOLDERS if column is not None else ())}
+    return next((found for found in re.findall(r"\$\{[^}]*\}", query) if found not in filled), None)
+
+
+def unfilled_reason(placeholder: str) -> str:
+    return (
+        f"its query holds the placeholder {placeholder}, which dqx-gx cannot fill (it fills "
+        f"{', '.join(_PLACEHOLDERS)} with the batch and, on a property, {', '.join(_COLUMN_PLACEHOLDERS)} with its "
+        "column)"
+    )
 
 
 def checked_query(query: str, *, rule: str, batch_names: Iterable[str], column: str | None) -> str:

@@ -130,6 +130,24 @@ def test_property_placeholder(good: DataFrame) -> None:
     assert (result.observed, result.assertion.status) == (40.0, "FAILED")
 
 
+def test_datacontract_clis_model_placeholder_is_the_batch(good: DataFrame) -> None:
+    run = run_contract(orders_with("SELECT COUNT(*) FROM ${model} WHERE total_amount > 100"), good, allow_sql=True)
+    assert (sql_result(run).observed, sql_result(run).assertion.status) == (40.0, "FAILED")
+
+
+def test_a_placeholder_dqx_gx_cannot_fill_is_skipped_with_the_reason(good: DataFrame) -> None:
+    """Run as text, ``'${region}'`` would be compared as a literal and the rule would pass saying nothing."""
+    contract = orders_with("SELECT COUNT(*) FROM ${object} WHERE status = '${region}'")
+    with pytest.warns(ContractWarning, match=r"placeholder \$\{region\}"):
+        run = run_contract(contract, good, allow_sql=True)
+    result = sql_result(run)
+    assert result.assertion.status == "SKIPPED"
+    assert result.reason == (
+        "its query holds the placeholder ${region}, which dqx-gx cannot fill (it fills ${object}, ${table}, "
+        "${model} with the batch and, on a property, ${property}, ${column} with its column)"
+    )
+
+
 def test_cli_allow_sql(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
     data = str(EXAMPLES / "orders" / "data" / "good.parquet")
     code = main(["validate", str(ORDERS), "--data", data, "--now", "2026-11-22T12:00:00Z", "--allow-sql"])
