@@ -34,6 +34,8 @@ ANSWER_TIMEOUT = 5.0  # seconds an endpoint has to accept a connection
 # listeners), no console progress bars; Spark logs errors only unless -v. --conf overrides them.
 _JVM_SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
 _QUIET = {"spark.log.level": "ERROR"}
+# Spark 4.1 reads Parquet TIME(MICROS) columns (as other tools write them) only with its TIME type on.
+_READ_SETTINGS = {"spark.sql.timeType.enabled": "true"}
 # The master URLs Spark 4 accepts (SparkSubmit and SparkContext), checked before a JVM starts:
 # Spark's own refusal comes as a Java stack trace from the launcher.
 _MASTER_URL = re.compile(r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+(,\s*\d+){2}\]|spark://\S+|yarn|k8s://\S+")
@@ -107,6 +109,9 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
     try:
         spark = builder.getOrCreate()
         spark.version  # noqa: B018  a Connect session is lazy: one round trip proves the server speaks
+        for key, value in _READ_SETTINGS.items():
+            if key not in confs:
+                spark.conf.set(key, value)
     except Exception as exc:
         if verbose:
             raise
@@ -202,4 +207,9 @@ class Starting:
         if self._error is not None:
             raise self._error
         assert self._session is not None
+        # Spark reads SQL settings (--conf spark.sql.*) from the calling thread's active session and makes a
+        # session active only on the thread that built it: without this, plans made here see the defaults
+        # (measured: a TIME column read fine, then every rule failed UNSUPPORTED_TIME_TYPE). createDataFrame
+        # is the public call that makes it active here; an empty one runs no job.
+        self._session.createDataFrame([], "active int")
         return self._session

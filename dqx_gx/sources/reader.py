@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.sources.choices import SourceError
-from dqx_gx.sources.locate import Located, locate, reference_source, several_files
+from dqx_gx.sources.locate import Located, local_path, locate, reference_source, several_files
 from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
 
@@ -148,6 +148,8 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
             ) from exc
         if condition.startswith("PATH_NOT_FOUND"):
             raise SourceError(f"{label}: no such file or directory") from exc
+        if condition.startswith(("PARQUET_TYPE_ILLEGAL", "UNSUPPORTED_TIME_TYPE")) and "TIME" in str(exc):
+            raise SourceError(f"{label}: {_unreadable_time(files.path, exc)}") from exc
         raise SourceError(f"{label}: cannot read it as {fmt}: {_first_line(exc)}") from exc
     if fmt == "json" and "_corrupt_record" in columns:
         raise SourceError(
@@ -155,6 +157,35 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
             "line; a file holding one JSON array needs 'delimiter: array' on its server)"
         )
     return frame
+
+
+def _unreadable_time(path: str, exc: BaseException) -> str:
+    """Why a Parquet TIME column cannot be read, naming the column where the file's footer tells it."""
+    if _condition(exc).startswith("UNSUPPORTED_TIME_TYPE"):
+        return "it has a TIME column: set --conf spark.sql.timeType.enabled=true (Spark 4.1 or later reads it)"
+    unit = re.search(r"TIME\((\w+)", str(exc))
+    columns = _time_columns(path, unit.group(1).lower() if unit else "")
+    named = f"column(s) {', '.join(map(repr, columns))}" if columns else "a column"
+    return (
+        f"{named} of Parquet type TIME({unit.group(1) if unit else '?'}), which Spark cannot read (it reads TIME "
+        "in microseconds): write it as microseconds (pyarrow time64('us'), DuckDB TIME) or as text"
+    )
+
+
+def _time_columns(path: str, unit: str) -> list[str]:
+    """The TIME columns in ``unit`` of a local Parquet file (pyarrow reads the footer), else none."""
+    local = local_path(path)
+    if local is None or not local.is_file():
+        return []
+    try:
+        import pyarrow.parquet as pq  # a dependency of dqlib; read only to name the column
+        import pyarrow.types as pt
+
+        schema = pq.read_schema(local)
+    except Exception:  # not readable by pyarrow either: the message names no column
+        return []
+    wanted = {"millis": "ms", "micros": "us", "nanos": "ns"}.get(unit)
+    return [field.name for field in schema if pt.is_time(field.type) and field.type.unit == wanted]
 
 
 _SEPARATORS = (";", "\t", "|", ",", ":", " ")

@@ -146,3 +146,39 @@ def test_a_misspelt_key_is_named_alone_with_its_likely_spelling(
         "  - schema[0].quality[0] (line 27): 'severty' is not allowed here: did you mean 'severity'?",
         "  - schema[0].properties[0].quality[0] (line 60): 'mustbe' is not allowed here: did you mean 'mustBe'?",
     ]
+
+
+@pytest.mark.slow
+def test_parquet_time_columns_are_read_or_refused_naming_the_column(tmp_path: Path) -> None:
+    """Other tools write TIME columns; Spark 4.1 reads TIME(MICROS) with its TIME type on, which the command
+    turns on. Its session starts on a thread of its own, so this also proves SQL settings reach the run."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    times = [dt.time(10, 30), dt.time(23, 59, 59)]
+    pq.write_table(pa.table({"id": [1, 2], "at": pa.array(times, pa.time64("us"))}), tmp_path / "us.parquet")
+    pq.write_table(pa.table({"id": [1, 2], "at": pa.array(times, pa.time64("ns"))}), tmp_path / "ns.parquet")
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "apiVersion: v3.1.0\nkind: DataContract\nid: t\nversion: 1.0.0\nstatus: active\nschema:\n  - name: t\n"
+        "    properties:\n      - name: id\n        logicalType: integer\n        required: true\n"
+        "      - name: at\n        logicalType: time\n        required: true\n"
+    )
+    command = [sys.executable, "-m", "dqx_gx.cli", "validate", str(path), "--output", "json", "--data"]
+    done = subprocess.run([*command, str(tmp_path / "us.parquet")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    assert [(r["assertion"], r["status"]) for r in results] == [
+        ("id has type integer", "PASSED"),
+        ("id has no nulls (required)", "PASSED"),
+        ("at has type time", "PASSED"),
+        ("at has no nulls (required)", "PASSED"),
+    ]
+    done = subprocess.run([*command, str(tmp_path / "ns.parquet")], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"error: --data {tmp_path / 'ns.parquet'}: column(s) 'at' of Parquet type TIME(NANOS), which Spark cannot "
+        "read (it reads TIME in microseconds): write it as microseconds (pyarrow time64('us'), DuckDB TIME) or as text"
+    )
