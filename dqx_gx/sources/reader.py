@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+import pyarrow.parquet as pq  # a dependency of PySpark's pandas API and of dqlib: reads a footer to name a column
+import pyarrow.types as pt
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
@@ -178,9 +180,6 @@ def _time_columns(path: str, unit: str) -> list[str]:
     if local is None or not local.is_file():
         return []
     try:
-        import pyarrow.parquet as pq  # a dependency of dqlib; read only to name the column
-        import pyarrow.types as pt
-
         schema = pq.read_schema(local)
     except Exception:  # not readable by pyarrow either: the message names no column
         return []

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
@@ -152,11 +155,6 @@ def test_a_misspelt_key_is_named_alone_with_its_likely_spelling(
 def test_parquet_time_columns_are_read_or_refused_naming_the_column(tmp_path: Path) -> None:
     """Other tools write TIME columns; Spark 4.1 reads TIME(MICROS) with its TIME type on, which the command
     turns on. Its session starts on a thread of its own, so this also proves SQL settings reach the run."""
-    import datetime as dt
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     times = [dt.time(10, 30), dt.time(23, 59, 59)]
     pq.write_table(pa.table({"id": [1, 2], "at": pa.array(times, pa.time64("us"))}), tmp_path / "us.parquet")
     pq.write_table(pa.table({"id": [1, 2], "at": pa.array(times, pa.time64("ns"))}), tmp_path / "ns.parquet")
