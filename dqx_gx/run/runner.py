@@ -147,7 +147,7 @@ def _record(
             if found_here is not None:
                 evr.result.setdefault("details", {})["samples"] = found_here.to_dict()
         suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
-            suite_result.results, skipped, contract.check_name, contract.dataset
+            suite_result.results, skipped, contract
         )
         context.validation_results_store.set(key, suite_result)
     if data_docs:
