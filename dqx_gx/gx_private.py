@@ -109,7 +109,7 @@ def atomic_writes(context: AbstractDataContext, *, sites: bool = True) -> Iterat
         for store in context.stores.values()
         if type(store.store_backend) is TupleFilesystemStoreBackend and "_set" not in vars(store.store_backend)
     ]
-    sites = [
+    site_backends = [
         site["store_backend"]
         for site in (context.config.data_docs_sites or {}).values()  # the live config; variables return copies
         if sites
@@ -119,13 +119,13 @@ def atomic_writes(context: AbstractDataContext, *, sites: bool = True) -> Iterat
     for backend in backends:
         backend._set = MethodType(_atomic_set, backend)  # type: ignore[method-assign]
     module, _, class_name = ATOMIC_BACKEND.rpartition(".")
-    for site in sites:
-        site.update(class_name=class_name, module_name=module)
+    for site_backend in site_backends:
+        site_backend.update(class_name=class_name, module_name=module)
     try:
         yield
     finally:
         for backend in backends:
             del backend._set
-        for site in sites:
-            site.update(class_name="TupleFilesystemStoreBackend")
-            del site["module_name"]
+        for site_backend in site_backends:
+            site_backend.update(class_name="TupleFilesystemStoreBackend")
+            del site_backend["module_name"]
