@@ -159,12 +159,22 @@ def _validate(args: argparse.Namespace) -> int:
     rendered = {"table": report.to_table, "json": report.to_json, "junit": report.to_junit}[args.output](*runs)
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:
-        for site in context.get_docs_sites_urls():
-            print(f"data docs: {site['site_url']}", file=sys.stderr)
+        _print_data_docs(context, runs)
     clock.lap("report")
     if args.verbose:
         print(clock.summary(), file=sys.stderr)
     return EXIT_CRITICAL if any(run.is_critical() for run in runs) else EXIT_OK
+
+
+def _print_data_docs(context: Any, runs: list[ContractRun]) -> None:
+    """Where the data docs are: each site's index, then each run's own page."""
+    from dqx_gx.run.docs import run_pages
+
+    for site in context.get_docs_sites_urls():
+        print(f"data docs: {site['site_url']}", file=sys.stderr)
+    for run in runs:
+        for page in run_pages(context, run.checkpoint_result.run_results):
+            print(f"data docs page: {page}", file=sys.stderr)
 
 
 def _run(

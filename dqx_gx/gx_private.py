@@ -93,34 +93,39 @@ class AtomicFilesystemStoreBackend(TupleFilesystemStoreBackend):
 
 
 @contextlib.contextmanager
-def atomic_writes(context: AbstractDataContext) -> Iterator[None]:
-    """Inside the block, ``context``'s filesystem stores and data docs sites write every file whole.
+def atomic_writes(context: AbstractDataContext, *, sites: bool = True) -> Iterator[None]:
+    """Inside the block, ``context``'s filesystem stores and (with ``sites``) data docs sites write
+    every file whole.
 
     GX writes files in place, so a run killed midway would leave half a suite, checkpoint,
     result or docs page. Only this context's own stores change, and only for the block:
     GX's classes and every other context in the process are untouched. Blocks may nest.
+    The sites are swapped in the context's configuration, which GX writes to the project's
+    ``great_expectations.yml`` when it adds a datasource: a block that adds one passes
+    ``sites=False``, so the project keeps naming GX's own backend.
     """
     backends = [
         store.store_backend
         for store in context.stores.values()
         if type(store.store_backend) is TupleFilesystemStoreBackend and "_set" not in vars(store.store_backend)
     ]
-    sites = [
+    site_backends = [
         site["store_backend"]
         for site in (context.config.data_docs_sites or {}).values()  # the live config; variables return copies
-        if site.get("store_backend", {}).get("class_name") == "TupleFilesystemStoreBackend"
+        if sites
+        and site.get("store_backend", {}).get("class_name") == "TupleFilesystemStoreBackend"
         and "module_name" not in site["store_backend"]
     ]
     for backend in backends:
         backend._set = MethodType(_atomic_set, backend)  # type: ignore[method-assign]
     module, _, class_name = ATOMIC_BACKEND.rpartition(".")
-    for site in sites:
-        site.update(class_name=class_name, module_name=module)
+    for site_backend in site_backends:
+        site_backend.update(class_name=class_name, module_name=module)
     try:
         yield
     finally:
         for backend in backends:
             del backend._set
-        for site in sites:
-            site.update(class_name="TupleFilesystemStoreBackend")
-            del site["module_name"]
+        for site_backend in site_backends:
+            site_backend.update(class_name="TupleFilesystemStoreBackend")
+            del site_backend["module_name"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -203,3 +204,36 @@ def test_ordering_bundles_changes_only_that_engine_instance() -> None:
         vars(engine)["resolve_metric_bundle"].__closure__[0].cell_contents.__func__
         is SparkDFExecutionEngine.resolve_metric_bundle
     )
+
+
+def test_gx_pages_load_the_libraries_whose_local_copies_dqx_gx_puts_in_the_site() -> None:
+    """dqx_gx.run.site_assets replaces every remote script and style sheet of GX's page templates by
+    jQuery 3, Bootstrap 4 (with Popper) and Font Awesome 6 from inside the site, and draws the index
+    without bootstrap-table (and so without its date picker). A GX upgrade that loads another library,
+    or another major, needs a look."""
+    templates = Path(gx.__file__).parent / "render" / "view" / "templates"
+    loaded = {
+        url.rsplit("/", 1)[-1]
+        for template in templates.glob("*.j2")
+        for url in re.findall(r"""<(?:script|link)\b[^>]*(?:src|href)="(https?://[^"]+)""", template.read_text())
+    }
+    assert loaded == {
+        "vega@5",
+        "vega-lite@5",
+        "vega-embed@6",
+        "jquery-3.7.1.min.js",
+        "popper.min.js",
+        "bootstrap.min.js",
+        "bootstrap.min.css",
+        "all.min.css",
+        "bootstrap-table.min.js",
+        "bootstrap-table.min.css",
+        "bootstrap-table-filter-control.min.js",
+        "bootstrap-table-filter-control.min.css",
+        "bootstrap-table-filter-control.css",
+        "bootstrap-datepicker.min.js",
+        "bootstrap-datepicker.min.css",
+        "bootstrap-prefers-dark.css",
+    }
+    text = "".join(template.read_text() for template in templates.glob("*.j2"))
+    assert all(major in text for major in ("jquery-3.", "bootstrap/4.", "font-awesome/6."))

@@ -54,9 +54,10 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
 
     GX's ``add_or_update`` methods cascade (checkpoint → validation definition →
     suite) and match expectations pairwise, quadratic in the suite size; this
-    writes each object once through the context's stores instead.
+    writes each object once through the context's stores instead. It builds no docs, so the sites
+    keep their configuration, which GX saves with the project when the datasource is added.
     """
-    with atomic_writes(context):
+    with atomic_writes(context, sites=False):
         return _install(context, contract, build, data_docs=data_docs)
 
 

@@ -101,9 +101,10 @@ def run_contract(
     build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
     context = context or ephemeral_context()
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
+    # before the docs swap: GX saves the project's configuration when install adds the datasource
+    artifacts = install(context, contract, build, data_docs=data_docs)
     # a file project never holds half a suite, result or docs page; its docs say what dqx-gx says
     with atomic_writes(context), dqx_data_docs(context), references_given(references):
-        artifacts = install(context, contract, build, data_docs=data_docs)
         checkpoint_result = artifacts.checkpoint.run(
             batch_parameters={"dataframe": dataframe},
             expectation_parameters={NOW_PARAMETER: moment},
@@ -147,7 +148,7 @@ def _record(
             if found_here is not None:
                 evr.result.setdefault("details", {})["samples"] = found_here.to_dict()
         suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
-            suite_result.results, skipped, contract.check_name, contract.dataset
+            suite_result.results, skipped, contract
         )
         context.validation_results_store.set(key, suite_result)
     if data_docs:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from pyspark.sql import SparkSession
@@ -95,8 +96,12 @@ def test_data_docs_into_a_project(spark: SparkSession, capsys: pytest.CaptureFix
         capsys, "validate", ORDERS, "--data", GOOD, "--now", NOW, "--gx-dir", str(tmp_path), "--data-docs"
     )
     assert code == 0
-    assert f"data docs: file://{tmp_path}/gx/uncommitted/data_docs/local_site/index.html" in err
-    assert (tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html").is_file()
+    site = tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site"
+    assert f"data docs: file://{site}/index.html" in err
+    assert (site / "index.html").is_file()
+    (page,) = (site / "validations").rglob("*.html")  # the run's own page, printed as a file URL
+    (printed,) = [line.removeprefix("data docs page: ") for line in err.splitlines() if "data docs page: " in line]
+    assert Path(unquote(urlsplit(printed).path)) == page
 
 
 @pytest.mark.parametrize(

@@ -81,6 +81,19 @@ def test_the_docs_swap_is_scoped_to_dqx_gx_builds(spark: SparkSession, tmp_path:
         )
     assert context.config.data_docs_sites == before
     assert "site_section_builders" not in context.config.data_docs_sites["local_site"]
+    # nor in the project on disk, which GX saves when a datasource is added: GX's own classes only
+    reopened = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    assert reopened.config.data_docs_sites == {
+        "local_site": {
+            "class_name": "SiteBuilder",
+            "show_how_to_buttons": True,
+            "store_backend": {
+                "class_name": "TupleFilesystemStoreBackend",
+                "base_directory": "uncommitted/data_docs/local_site/",
+            },
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+        }
+    }
     context.build_data_docs()  # plain GX afterwards builds its own pages from the same results
     text, _ = page_text(tmp_path)
     assert "Status: Failed" in text

@@ -55,6 +55,8 @@ def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) ->
         "plugins/custom_data_docs/styles/data_docs_custom_styles.css",
         "validation_definitions/Clickstream Events Contract.events.json",
     ]
+    # the project names GX's own site backend, not the atomic one dqx-gx writes through meanwhile
+    assert "module_name" not in (tmp_path / "new" / "gx" / "great_expectations.yml").read_text()
 
 
 def test_translating_again_touches_no_file_and_every_file_has_the_umask_mode(tmp_path: Path) -> None:
