@@ -87,6 +87,7 @@ def test_a_property_relationship_checks_physical_columns_on_both_sides() -> None
         schema_check=SchemaCheck.RELATIONSHIP,
         metric=Metric(MetricKind.MISSING_REFERENCE_COUNT, ("uid",), reference="users", reference_columns=("user_pk",)),
         threshold=NONE_MISSING,
+        sources=("/schema/0/properties/1/relationships/0",),
     )
     assert rule == expected
     assert rule.expression() == "missing_reference_count(uid → users.user_pk) = 0"
