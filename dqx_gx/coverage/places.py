@@ -223,12 +223,17 @@ def _property(raw: Any, at: str, name: str, latency: bool) -> Iterator[Place]:
                 yield Place(where, label, Status.APPLIED, "the column's name in the data")
             case "primaryKeyPosition" if raw.get("primaryKey"):
                 yield Place(where, label, Status.APPLIED, "orders the primary key's columns")
-            case "partitioned" | "partitionKeyPosition" if latency and raw.get("partitioned"):
+            case "partitioned" | "partitionKeyPosition" if latency and _partition_column(raw):
                 yield Place(where, label, Status.APPLIED, "a latency SLA without a usable element is measured on it")
             case "tags" | "customProperties" if is_sensitive({key: value}):
                 yield Place(where, label, Status.APPLIED, "marks the column sensitive: its values are never shown")
             case _:
                 yield documented(where, label, key)
+
+
+def _partition_column(raw: Mapping[str, Any]) -> bool:
+    """Whether the property is the first partition column (the loader's fallback for a latency SLA)."""
+    return raw.get("partitioned") is True and raw.get("partitionKeyPosition") == 1
 
 
 def _declaration(at: str, label: str, key: str, value: Any) -> Place:
@@ -300,7 +305,7 @@ def _native_column(raw: Any, at: str) -> Iterator[Place]:
         if key == "name":
             continue
         if key == "type":
-            yield _rule(where, label)
+            yield _rule(where, f"{label} {value}" if isinstance(value, str) else label)
         elif key == "nullable":
             yield _rule(where, f"{label} {_shown(value)}", "nullable: true asks nothing")
         elif key == "checks" and isinstance(value, list):
