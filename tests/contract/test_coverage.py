@@ -450,3 +450,18 @@ def test_corpus_every_element_resolves_and_no_key_is_unlisted(path: Path, corpus
             or any(key.startswith(f"{p}/") for p in leaves)  # inside a listed element
             or (key.endswith("/name") and key.removesuffix("/name") in listed)  # named by its holder
         ), f"{key} is not listed"
+
+
+def test_the_documented_example_is_a_real_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = (ROOT / "docs" / "coverage.md").read_text()
+    example = page.split("## Example", 1)[1].split("```", 2)[1]
+    command, *shown = example.strip("\n").splitlines()
+    assert command == "$ dqx-gx coverage examples/orders/orders.odcs.yaml"
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run(capsys, *command.split()[2:])
+    real = out.splitlines()
+    assert code == 0
+    assert [line for line in shown if line != "…"] == [line for line in real if line in shown]
+    assert (shown[0], shown[-1]) == (real[0], real[-1])
