@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         document = read_document(args.contract)
         contracts = load_contracts(document)
     chosen = chosen_contracts(contracts, args.schema)
-    _check_references([contract for _, contract in chosen], {name: path or name for name, path in given.items()})
+    _check_references([contract for _, contract in chosen], given)
     report = contract_coverage(document, chosen, allow_sql=args.allow_sql, references=set(given), not_built={})
     if args.output == "json":
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
