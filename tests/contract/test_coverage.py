@@ -394,6 +394,30 @@ def test_translate_stores_the_table_in_the_suite(capsys: pytest.CaptureFixture[s
     assert {p: p.read_bytes() for p in files} == before  # translating twice changes nothing
 
 
+def test_translate_knows_what_gx_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    contract = tmp_path / "gx_rules.yaml"
+    contract.write_text(
+        odcs("""
+        schema:
+          - name: t
+            properties:
+              - name: x
+                logicalType: integer
+                quality:
+                  - {type: custom, engine: greatExpectations, implementation: {type: expect_column_values_to_not_be_null}}
+                  - {type: custom, engine: greatExpectations, implementation: {type: expect_no_such_thing}}
+        """)
+    )
+    listed = covered(contract)  # without GX, a GX rule is listed under the expectation it names
+    assert [e.status for e in listed.elements if "/quality/" in e.path] == ["enforced", "enforced"]
+    assert run(capsys, "translate", str(contract), "--gx-dir", str(tmp_path / "project"))[0] == 0
+    (suite_file,) = (tmp_path / "project" / "gx" / "expectations").rglob("*.json")
+    rows = {r["path"]: r for r in json.loads(suite_file.read_text())["meta"]["dqx"]["coverage"]["elements"]}
+    assert rows["/schema/0/properties/0/quality/0"]["expectations"] == ["expect_column_values_to_not_be_null"]
+    refused = rows["/schema/0/properties/0/quality/1"]
+    assert (refused["status"], refused["reason"]) == ("skipped", "GX has no expectation 'expect_no_such_thing'")
+
+
 # --- the corpus ---------------------------------------------------------------------------------------
 
 HOLDERS = re.compile(r"(/schema/\d+|/properties/\d+|/items|/map/(key|value)|/columns/\d+)$")
