@@ -199,20 +199,25 @@ def _run(
 
 
 def _translate(args: argparse.Namespace) -> int:
-    from dqx_gx.contract import load_contracts
+    from dqx_gx.contract import load_contracts, read_document
+    from dqx_gx.coverage import chosen_contracts, contract_coverage
     from dqx_gx.expectations import build_suite
     from dqx_gx.run.artifacts import install
 
     context = _file_context(args.gx_dir)
     for source in args.contracts:
         with _reported_warnings(args.verbose):
-            contracts = load_contracts(source)
-            if args.schema:
-                contracts = [_choose(contracts, args.schema)]
-            if not contracts:
+            document = read_document(source)
+            chosen = chosen_contracts(load_contracts(document), args.schema)
+            if not chosen:
                 raise InputError(f"{source}: the contract declares no schema objects; nothing to translate")
-            for contract in contracts:
-                artifacts = install(context, contract, build_suite(contract, allow_sql=args.allow_sql), data_docs=True)
+            for index, contract in chosen:
+                build = build_suite(contract, allow_sql=args.allow_sql)
+                covered = contract_coverage(
+                    document, [(index, contract)], allow_sql=args.allow_sql, references=(), not_built=build.skipped
+                )
+                build.suite.meta["dqx"]["coverage"] = covered.compact()  # what the data docs show beside the suite
+                artifacts = install(context, contract, build, data_docs=True)
                 print(
                     f"{contract.check_name}: suite {artifacts.suite.name!r} "
                     f"({len(artifacts.suite.expectations)} expectations), checkpoint {artifacts.checkpoint.name!r}"
@@ -556,6 +561,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
     lint.set_defaults(handler=_lint)
+
+    from dqx_gx.coverage.command import add_command as add_coverage
+
+    add_coverage(commands, [verbosity])
     return parser
 
 

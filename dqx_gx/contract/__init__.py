@@ -5,13 +5,13 @@ from __future__ import annotations
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule
 from dqx_gx.contract.native import load_native
 from dqx_gx.contract.odcs import load_odcs
-from dqx_gx.contract.source import read_document
+from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError
 
-__all__ = ["Contract", "Property", "SlaLatency", "TextRule", "load_contracts"]
+__all__ = ["Contract", "Property", "SlaLatency", "TextRule", "load_contracts", "read_document"]
 
 
-def load_contracts(source: Source) -> list[Contract]:
+def load_contracts(source: Source | Document) -> list[Contract]:
     """Load a contract in either format, telling them apart by their keys.
 
     An ODCS document has ``apiVersion``/``kind``; a DQX native one has

@@ -55,6 +55,8 @@ class Property:
     are shown as ``***`` in every output."""
     valid_values: tuple[Scalar, ...] = ()
     """The values it may hold: ODCS 3.2 ``enum`` or datacontract-cli's ``enum`` custom property."""
+    valid_values_at: str = "enum"
+    """Where ``valid_values`` are declared, as a JSON pointer from the property (``enum``, ``customProperties/2``)."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source, skipped
+from dqx_gx.contract.pointer import located, pointer
 from dqx_gx.contract.problems import Problems
 from dqx_gx.contract.properties import checked_regex, checked_values, is_sensitive, schema_rules
 from dqx_gx.contract.quality import DQX_CHECKS, completeness, return_scale
@@ -21,7 +22,7 @@ from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
-from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, unique_names
+from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SchemaCheck, unique_names
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold
 
@@ -102,12 +103,24 @@ def load_native(source: Source | Document) -> Contract:
         owner=data["owner"],
         tags=tuple(data.get("tags") or ()),
         properties=properties,
-        rules=unique_names(rules),
+        rules=tuple(located(_native_sources(rule)) for rule in unique_names(rules)),
         sla_latency=latency,
         sla_metadata=MappingProxyType(dict(data["sla"]) if data.get("sla") else {}),
         metadata=MappingProxyType(dict(metadata)),
         origin=document.origin,
     )
+
+
+_NATIVE_DECLARATIONS = {SchemaCheck.TYPE: ("", "/type"), SchemaCheck.REQUIRED: ("/nullable",)}
+"""Where the native format declares what a column's schema rules check (``type``, ``nullable: false``)."""
+
+
+def _native_sources(rule: Rule) -> Rule:
+    """A schema rule's sources in the native document: its column's ``type`` and ``nullable``."""
+    if rule.schema_check not in _NATIVE_DECLARATIONS:
+        return rule
+    column = pointer(rule.id.rpartition(".")[0])
+    return dataclasses.replace(rule, sources=tuple(column + key for key in _NATIVE_DECLARATIONS[rule.schema_check]))
 
 
 def _declared_columns(properties: tuple[Property, ...], found: Problems) -> frozenset[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems
 from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule, skipped
+from dqx_gx.contract.pointer import located
 from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
@@ -290,7 +291,7 @@ def _contract(
     objects = [o if isinstance(o, Mapping) else {} for o in doc["schema"]]
     owners = [(path, obj, None), *_owners(obj, path, properties)]
     rules.extend(relationship_rules(SchemaObjects(objects), index, owners, list(_in_collections(obj, path))))
-    rules = list(unique_names(rules))
+    rules = [located(rule) for rule in unique_names(rules)]
     notes.extend(_reference_note(r) for r in rules if isinstance(r, MetricRule) and r.metric.reference is not None)
     description = doc.get("description")
     return Contract(

@@ -20,6 +20,7 @@ from typing import Any
 from dqx.common import SeverityLevel
 
 from dqx_gx.contract.model import SENSITIVE_CLASSES, Property, skipped
+from dqx_gx.contract.pointer import pointer, under
 from dqx_gx.contract.problems import Problems
 from dqx_gx.errors import ContractValidationError, shown
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind, Scalar
@@ -29,6 +30,9 @@ from dqx_gx.rules.threshold import Operator, Threshold, finite_number
 CHECKABLE_STRING_FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6", "hostname", "uri", "url"})
 
 _NO_VIOLATIONS = Threshold(Operator.MUST_BE, 0.0)
+
+_TYPE_OPTIONS = ("timezone", "defaultTimezone")
+"""logicalTypeOptions that are part of the type (checked by the type rule), not bounds on the values."""
 
 
 def parse_property(raw: Mapping[str, Any], path: str) -> Property:
@@ -57,16 +61,16 @@ def parse_property(raw: Mapping[str, Any], path: str) -> Property:
         map_value=_nested(map_block.get("value"), f"{path}.map.value"),
         description=raw.get("description"),
         sensitive=is_sensitive(raw),
-        valid_values=_enum_values(raw, path),
+        **_enum_values(raw, path),
     )
 
 
-def _enum_values(raw: Mapping[str, Any], path: str) -> tuple[Scalar, ...]:
-    """A property's valid-value list: ODCS 3.2 ``enum: [{value: …}]`` (RFC 0033) or datacontract-cli's
-    ``customProperties: [{property: enum, value: […]}]``."""
+def _enum_values(raw: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A property's valid-value list and where it is: ODCS 3.2 ``enum: [{value: …}]`` (RFC 0033) or
+    datacontract-cli's ``customProperties: [{property: enum, value: […]}]``."""
     if isinstance(raw.get("enum"), list):
         values = [entry.get("value") for entry in raw["enum"] if isinstance(entry, Mapping)]
-        return checked_values(values, f"{path}.enum")
+        return {"valid_values": checked_values(values, f"{path}.enum")}
     custom = raw.get("customProperties")
     for i, entry in enumerate(custom if isinstance(custom, list) else []):
         if isinstance(entry, Mapping) and entry.get("property") == "enum":
@@ -74,8 +78,9 @@ def _enum_values(raw: Mapping[str, Any], path: str) -> tuple[Scalar, ...]:
             if isinstance(value, str) and value.lstrip().startswith("["):  # datacontract-cli writes JSON text too
                 with suppress(json.JSONDecodeError):  # else refused below, quoting it
                     value = json.loads(value)
-            return checked_values(value, f"{path}.customProperties[{i}].value (enum)")
-    return ()
+            valid = checked_values(value, f"{path}.customProperties[{i}].value (enum)")
+            return {"valid_values": valid, "valid_values_at": f"customProperties/{i}"}
+    return {}
 
 
 def is_sensitive(raw: Mapping[str, Any]) -> bool:
@@ -126,9 +131,7 @@ def data_type(prop: Property) -> DataType | None:
         fields=tuple((child.column, data_type(child)) for child in prop.properties),
         key=data_type(prop.map_key) if prop.map_key else None,
         value=data_type(prop.map_value) if prop.map_value else None,
-        options=MappingProxyType(
-            {k: v for k, v in prop.logical_type_options.items() if k in ("timezone", "defaultTimezone")}
-        ),
+        options=MappingProxyType({k: v for k, v in prop.logical_type_options.items() if k in _TYPE_OPTIONS}),
     )
 
 
@@ -145,7 +148,7 @@ def schema_rules(properties: tuple[Property, ...], collection: str, found: Probl
         where = f"{collection}[{index}]"
         rules.append(_type_rule(prop, where))
         if prop.required or prop in primary_key:
-            rules.append(_required_rule(prop, where, "required" if prop.required else "part of the primary key"))
+            rules.append(_required_rule(prop, where, "required" if prop.required else "primaryKey"))
         if prop.unique and primary_key != (prop,):
             rules.append(_uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,)))
         with found.collecting(where) if found is not None else nullcontext():
@@ -155,11 +158,12 @@ def schema_rules(properties: tuple[Property, ...], collection: str, found: Probl
     if primary_key:
         first = properties.index(primary_key[0])
         names = ", ".join(p.name for p in primary_key)
-        rules.append(
-            _uniqueness_rule(
-                SchemaCheck.PRIMARY_KEY, f"{collection}[{first}]", f"primary key ({names}) is unique", primary_key
-            )
+        rule = _uniqueness_rule(
+            SchemaCheck.PRIMARY_KEY, f"{collection}[{first}]", f"primary key ({names}) is unique", primary_key
         )
+        keys = [pointer(f"{collection}[{properties.index(p)}]") for p in primary_key]
+        also_unique = [f"{keys[0]}/unique"] if len(primary_key) == 1 and primary_key[0].unique else []
+        rules.append(replace(rule, sources=(*(f"{key}/primaryKey" for key in keys), *also_unique)))
     return rules
 
 
@@ -188,9 +192,7 @@ def _nested_rules(parent: Property, where: str, *, ancestors_required: bool, in_
 
 def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool, in_array: bool) -> Iterator[Rule]:
     declared = [k for k, on in (("required", prop.required), ("unique", prop.unique)) if on]
-    declared += [
-        f"logicalTypeOptions.{k}" for k in prop.logical_type_options if k not in ("timezone", "defaultTimezone")
-    ]
+    declared += [f"logicalTypeOptions.{k}" for k in prop.logical_type_options if k not in _TYPE_OPTIONS]
     declared += ["enum"] if prop.valid_values else []
     if in_array:
         if declared:
@@ -206,6 +208,7 @@ def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool
                 "required",
                 "a field of an optional struct: Spark reads it as NULL wherever the struct is NULL, so a NULL "
                 "count cannot tell a missing field from a missing struct; make the enclosing properties required",
+                sources=(under(pointer(where), "required"),),
             )
     if prop.unique:
         yield _uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,))
@@ -213,7 +216,9 @@ def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool
     yield from _enum_rule(prop, where)
 
 
-def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedRule:
+def _skipped_nested(
+    prop: Property, where: str, what: str, why: str, sources: tuple[str, ...] | None = None
+) -> SkippedRule:
     reason = f"{what} of {prop.name!r}: {why}"
     return skipped(
         f"{where} (property '{prop.name}')",
@@ -225,7 +230,16 @@ def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedR
         origin=RuleOrigin.SCHEMA,
         dimension="conformity",
         column=prop.column,
+        sources=sources or tuple(_declaration_pointers(prop, pointer(where))) or (pointer(where),),
     )
+
+
+def _declaration_pointers(prop: Property, at: str) -> Iterator[str]:
+    """Where a property's value declarations are: required, unique, its value options and valid values."""
+    yield from (under(at, key) for key, on in (("required", prop.required), ("unique", prop.unique)) if on)
+    yield from (under(at, "logicalTypeOptions", key) for key in prop.logical_type_options if key not in _TYPE_OPTIONS)
+    if prop.valid_values:
+        yield f"{at}/{prop.valid_values_at}"
 
 
 def _declared(
@@ -243,12 +257,15 @@ def _declared(
     }
 
 
-def _required_rule(prop: Property, where: str, reason: str) -> MetricRule:
+def _required_rule(prop: Property, where: str, declared_by: str) -> MetricRule:
+    """No NULLs, declared by ``required`` or by being part of the ``primaryKey``."""
+    reason = "required" if declared_by == "required" else "part of the primary key"
     name = f"{prop.name} has no nulls ({reason})"
     return MetricRule(
         **_declared(prop, f"{where}.required", name, SchemaCheck.REQUIRED, severity="P0", dimension="completeness"),
         metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
         threshold=_NO_VIOLATIONS,
+        sources=(under(pointer(where), declared_by),),
     )
 
 
@@ -262,6 +279,7 @@ def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule]:
         **_declared(prop, f"{where}.enum", name, SchemaCheck.ENUM, severity="P1", dimension="conformity"),
         metric=Metric(MetricKind.INVALID_COUNT, (prop.column,), values=prop.valid_values),
         threshold=_NO_VIOLATIONS,
+        sources=(f"{pointer(where)}/{prop.valid_values_at}",),
     )
 
 
@@ -272,7 +290,26 @@ def _type_rule(prop: Property, where: str) -> TypeRule:
         **_declared(prop, f"{where}.logicalType", name, SchemaCheck.TYPE, severity="P0", dimension="conformity"),
         property_name=prop.name,
         data_type=declared,
+        sources=tuple(_type_pointers(prop, pointer(where))),
     )
+
+
+def _type_pointers(prop: Property, at: str) -> Iterator[str]:
+    """What a type rule checks: the property's existence, and with a declared type the type, its time zone
+    options and, as :func:`data_type` nests them, its fields', elements', keys' and values' existence and types."""
+    yield at
+    if prop.logical_type is None:
+        return
+    yield f"{at}/logicalType"
+    yield from (under(at, "logicalTypeOptions", key) for key in _TYPE_OPTIONS if key in prop.logical_type_options)
+    nested = [(under(at, "properties", k), field) for k, field in enumerate(prop.properties)]
+    nested += [
+        (f"{at}/{where}", inner)
+        for where, inner in (("items", prop.items), ("map/key", prop.map_key), ("map/value", prop.map_value))
+        if inner
+    ]
+    for inner_at, inner in nested:
+        yield from _type_pointers(inner, inner_at)
 
 
 def _uniqueness_rule(check: SchemaCheck, where: str, name: str, props: tuple[Property, ...]) -> MetricRule:
@@ -298,19 +335,23 @@ def _primary_key(properties: tuple[Property, ...]) -> tuple[Property, ...]:
 
 def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
     options = dict(prop.logical_type_options)
+    declared_as: dict[str, tuple[str, ...]] = {key: (key,) for key in options}
     # ODCS 3.0 wrote exclusiveMinimum/Maximum as booleans that make minimum/maximum strict.
     for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
         if isinstance(options.get(exclusive), bool):
             strict = options.pop(exclusive)
+            if bound in options:
+                declared_as[exclusive if strict else bound] = (bound, exclusive)
             if strict and bound in options:
                 options[exclusive] = options.pop(bound)
     for key, value in options.items():
-        if key in ("timezone", "defaultTimezone"):
+        if key in _TYPE_OPTIONS:
             continue  # part of the type rule
         rule_id = f"{where}.logicalTypeOptions.{key}"
         declared = _declared(
             prop, rule_id, f"{prop.name} {key} {value}", SchemaCheck.OPTION, severity="P1", dimension="conformity"
         )
+        declared["sources"] = tuple(under(pointer(where), "logicalTypeOptions", k) for k in declared_as[key])
         problem = _unsupported_option(prop, key, value)
         if problem is not None:
             yield SkippedRule(**declared, reason=problem)

@@ -26,10 +26,10 @@ from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.gx_private import expectations_equal
 from dqx_gx.kinds import kind_of
+from dqx_gx.rules.opt_in import opted_out
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.sql_guard import checked_query, unfilled_placeholder, unfilled_reason
 from dqx_gx.rules.threshold import Threshold
-from dqx_gx.spark.references import not_given
 
 NOW_PARAMETER = "now"
 """The expectation parameter that carries "now" into freshness checks at run time."""
@@ -56,12 +56,6 @@ def suite_name(contract: Contract) -> str:
     return f"{contract.name}.{contract.dataset}" if contract.name else contract.dataset
 
 
-SQL_OFF = (
-    "type 'sql' rules run only when allowed (allow_sql=True, dqx-gx --allow-sql), "
-    "and then only as a single read-only SELECT over the batch"
-)
-
-
 def build_suite(contract: Contract, *, allow_sql: bool = False, references: Collection[str] = ()) -> SuiteBuild:
     """Translate every rule of ``contract``; rules GX cannot express are reported, not dropped.
 
@@ -79,14 +73,10 @@ def build_suite(contract: Contract, *, allow_sql: bool = False, references: Coll
         if isinstance(rule, SkippedRule):
             skipped[rule.id] = rule.reason
             continue
-        if isinstance(rule, SqlRule) and not allow_sql:
-            warn_contract(f"Quality rule '{rule.name}': {SQL_OFF}; skipping", stacklevel=2)
-            skipped[rule.id] = SQL_OFF
-            continue
-        reference = rule.metric.reference if isinstance(rule, MetricRule) else None
-        if reference is not None and reference not in references:
-            reason = f"the foreign key is not checked: {not_given(reference)}"
-            warn_contract(f"Rule '{rule.name}' ({rule.id}): {reason}; skipping", stacklevel=2)
+        reason = opted_out(rule, allow_sql=allow_sql, references=references)
+        if reason is not None:
+            label = f"Quality rule '{rule.name}'" if isinstance(rule, SqlRule) else f"Rule '{rule.name}' ({rule.id})"
+            warn_contract(f"{label}: {reason}; skipping", stacklevel=2)
             skipped[rule.id] = reason
             continue
         built = expectation_for(rule, contract)

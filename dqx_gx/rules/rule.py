@@ -67,6 +67,10 @@ class RuleInfo:
     description: str | None = None
     schema_check: SchemaCheck | None = None
     """For rules derived from a property (origin ``schema``): which of its declarations."""
+    sources: tuple[str, ...] = ()
+    """JSON pointers (RFC 6901) of what the rule checks in the document (``/schema/0/properties/2/required``):
+    one rule may serve several declarations (a primary key over two columns). The loaders fill it;
+    ``dqx-gx coverage`` joins the document's elements with the rules on it."""
 
 
 @dataclass(frozen=True, kw_only=True)

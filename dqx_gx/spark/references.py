@@ -56,14 +56,6 @@ def given_reference(name: str) -> DataFrame | None:
     return _GIVEN.get().get(name)
 
 
-def not_given(name: str) -> str:
-    """Why a foreign key cannot be checked without its referenced dataset, and how to give it."""
-    return (
-        f"it needs the referenced dataset {name!r}, which this run was not given "
-        f"(run_contract(..., references={{{name!r}: dataframe}}) or dqx-gx validate --reference {name}=PATH)"
-    )
-
-
 def reference_keys(
     metric: Metric, fields: tuple[StructField, ...], reference: DataFrame
 ) -> tuple[StructField, ...] | str:

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from dqx_gx import Contract, ContractWarning, load_contracts
+from dqx_gx.contract.pointer import pointer
 from dqx_gx.contract.relationships import IN_COLLECTIONS
 from dqx_gx.kinds import Metric, MetricKind
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule
@@ -87,6 +88,7 @@ def test_a_property_relationship_checks_physical_columns_on_both_sides() -> None
         schema_check=SchemaCheck.RELATIONSHIP,
         metric=Metric(MetricKind.MISSING_REFERENCE_COUNT, ("uid",), reference="users", reference_columns=("user_pk",)),
         threshold=NONE_MISSING,
+        sources=("/schema/0/properties/1/relationships/0",),
     )
     assert rule == expected
     assert rule.expression() == "missing_reference_count(uid → users.user_pk) = 0"
@@ -382,6 +384,7 @@ def test_an_unresolvable_relationship_is_skipped_with_the_reason_and_warned(
         column=column,
         schema_check=SchemaCheck.RELATIONSHIP,
         reason=reason,
+        sources=(pointer(rule_id),),
     )
     assert messages == [f"{rule_id} ({name}): {reason}; skipping"]
     assert contract.lint_notes == ()  # nothing to give the run: the note is for checkable keys only

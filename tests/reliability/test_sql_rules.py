@@ -10,7 +10,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from dqx_gx import Contract, ContractValidationError, ContractWarning, run_contract
 from dqx_gx.cli import main
-from dqx_gx.expectations.suite import SQL_OFF
+from dqx_gx.rules.opt_in import SQL_OFF
 from tests.conftest import EXAMPLES
 from tests.documents import one_table
 from tests.expectations.test_orders_contract import NOW

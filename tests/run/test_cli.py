@@ -13,7 +13,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from dqx_gx.cli import main
-from dqx_gx.expectations.suite import SQL_OFF
+from dqx_gx.rules.opt_in import SQL_OFF
 from tests.conftest import EXAMPLES, ROOT
 
 ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
