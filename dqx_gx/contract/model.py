@@ -53,8 +53,9 @@ class Property:
     sensitive: bool = False
     """Classified restricted, confidential, sensitive or pii, or marked ``pii`` (SPEC §5): its values
     are shown as ``***`` in every output."""
-    valid_values: tuple[Scalar, ...] = ()
-    """The values it may hold: ODCS 3.2 ``enum`` or datacontract-cli's ``enum`` custom property."""
+    valid_values: tuple[Scalar, ...] | None = None
+    """The values it may hold: ODCS 3.2 ``enum`` or datacontract-cli's ``enum`` custom property (NULLs left
+    out: ``()`` for a list of NULLs alone); None when it declares none."""
     valid_values_at: str = "enum"
     """Where ``valid_values`` are declared, as a JSON pointer from the property (``enum``, ``customProperties/2``)."""
 

@@ -269,12 +269,21 @@ def _required_rule(prop: Property, where: str, declared_by: str) -> MetricRule:
     )
 
 
-def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule]:
+def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule | SkippedRule]:
     """The valid-value list as a rule: every value is one of them (NULL too counts as invalid,
     as with ``invalidValues``; SPEC §3). P1, like the other value constraints."""
-    if not prop.valid_values:
+    if prop.valid_values is None:
         return
     name = f"{prop.name} is one of its enum values"
+    if not prop.valid_values:
+        yield skipped(
+            f"{where} (property '{prop.name}')",
+            "its enum lists only null: there is no value to compare with (NULLs are what 'required' is about)",
+            stacklevel=2,
+            **_declared(prop, f"{where}.enum", name, SchemaCheck.ENUM, severity="P1", dimension="conformity"),
+            sources=(f"{pointer(where)}/{prop.valid_values_at}",),
+        )
+        return
     yield MetricRule(
         **_declared(prop, f"{where}.enum", name, SchemaCheck.ENUM, severity="P1", dimension="conformity"),
         metric=Metric(MetricKind.INVALID_COUNT, (prop.column,), values=prop.valid_values),

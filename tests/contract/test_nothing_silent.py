@@ -63,6 +63,18 @@ def test_enum_lists_are_valid_value_rules_that_mark_rows(spark: SparkSession) ->
     assert [len(row[WARNINGS] or []) for row in warned] == [1, 1, 0, 1]
 
 
+def test_an_enum_of_null_alone_is_skipped_saying_so() -> None:
+    """datacontract-cli writes ``enum: [null]``: NULLs are left out of a value list, so nothing would be checked."""
+    contract, messages = load(
+        [{"name": "t", "properties": [{"name": "c", "logicalType": "string", "enum": [{"value": None}]}]}]
+    )
+    (rule,) = [r for r in contract.skipped_rules if r.id == "schema[0].properties[0].enum"]
+    assert rule.reason == (
+        "its enum lists only null: there is no value to compare with (NULLs are what 'required' is about)"
+    )
+    assert messages == [f"schema[0].properties[0] (property 'c'): {rule.reason}; skipping"]
+
+
 # --- struct fields by path -----------------------------------------------------------------------------
 
 ADDRESS = {
