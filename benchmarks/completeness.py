@@ -25,10 +25,10 @@ from pyspark.sql import functions as F
 
 import dqx_gx
 from dqx_gx import Contract
-from dqx_gx.kinds import Metric, MetricKind, kind_of
-from dqx_gx.kinds.kind import On
+from dqx_gx.kinds import Metric, MetricKind
 from dqx_gx.rules.partitions import Granularity, window
 from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark.kinds import On, spark_of
 
 DATA = Path(__file__).resolve().parent / "data"
 NOW = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
@@ -78,7 +78,7 @@ def own_query(frame: DataFrame, column: str, granularity: str) -> list[Any]:
     metric = Metric(MetricKind.MISSING_PARTITIONS, (column,), granularity=granularity, lookback_days=LOOKBACK_DAYS)
     field = Columns.of(frame).find(column)
     assert field is not None
-    value = kind_of(metric).spark.aggregate(On(metric, (field,), (spark_column(field),), now=NOW)).alias("value")
+    value = spark_of(metric.kind).aggregate(On(metric, (field,), (spark_column(field),), now=NOW)).alias("value")
     return frame.select(value).where(F.col("value").isNotNull()).distinct().collect()
 
 

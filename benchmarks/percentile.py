@@ -27,11 +27,10 @@ from bench import COLUMN_COPIES, alternate, contract, dataset, method_a
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from dqx_gx.expectations.catalog import EXPECTATIONS
-from dqx_gx.kinds import KINDS, MetricKind
-from dqx_gx.kinds.kind import On
+from dqx_gx.kinds import MetricKind
 from dqx_gx.spark import quantiles
 from dqx_gx.spark.expressions import with_nan_flag
+from dqx_gx.spark.kinds import SPARK, On
 
 
 def _approximate(on: On) -> Any:
@@ -41,16 +40,12 @@ def _approximate(on: On) -> Any:
 @contextmanager
 def approximate_percentiles() -> Iterator[None]:
     """The percentile kind computed by ``percentile_approx`` in the first pass, for the block only."""
-    exact = KINDS[MetricKind.PERCENTILE]
-    approximate = replace(exact, spark=replace(exact.spark, aggregate=_approximate, refine=None))
-    expectation = EXPECTATIONS[MetricKind.PERCENTILE]
-    KINDS[MetricKind.PERCENTILE] = approximate  # type: ignore[index]
-    expectation.kind = approximate
+    exact = SPARK[MetricKind.PERCENTILE]
+    SPARK[MetricKind.PERCENTILE] = replace(exact, aggregate=_approximate, refine=None)  # type: ignore[index]
     try:
         yield
     finally:
-        KINDS[MetricKind.PERCENTILE] = exact  # type: ignore[index]
-        expectation.kind = exact
+        SPARK[MetricKind.PERCENTILE] = exact  # type: ignore[index]
 
 
 def spark_work(spark: SparkSession, frame: DataFrame, rounds: int) -> None:

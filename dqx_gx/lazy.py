@@ -1,22 +1,10 @@
-"""Modules bound on first use, so that what only declares (kinds, the command line) starts no JVM and no GX."""
+"""Names bound on first use, so that ``import dqx_gx`` (and the command line) starts no JVM and no GX."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
-
-
-class LazyModule:
-    """Stands for a module until an attribute is read, then imports it (once; Python caches it)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attribute: str) -> Any:
-        module: ModuleType = importlib.import_module(self._name)
-        return getattr(module, attribute)
 
 
 def lazy_exports(namespace: dict[str, Any], where: Mapping[str, str]) -> Callable[[str], Any]:

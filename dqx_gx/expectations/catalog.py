@@ -1,6 +1,7 @@
 """The expectations: one class per declared kind, plus the type rule and SQL rules.
 
-The kind expectations are made from the declarations in :mod:`dqx_gx.kinds.catalog`
+The kind expectations are made from the declarations in :mod:`dqx_gx.kinds.catalog` (and their Spark
+halves, :mod:`dqx_gx.spark.kinds`)
 (:func:`kind_expectation`), so a kind is declared in one place. Type names follow
 GX's convention from the class name (``ExpectDqxNullCount`` → ``expect_dqx_null_count``);
 the ``dqx`` keeps them apart from GX's built-ins.
@@ -18,11 +19,12 @@ from great_expectations.core.suite_parameters import SuiteParameterDict
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
 from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
-from dqx_gx.kinds.kind import Marks, Pass, Reach
+from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rules import partitions
 from dqx_gx.rules.rule import DataType
 from dqx_gx.rules.timestamps import as_utc, epoch_micros
 from dqx_gx.spark.columns import type_problem, type_text
+from dqx_gx.spark.kinds import Pass, spark_of
 from dqx_gx.spark.types import type_mismatch
 
 Scalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]  # noqa: UP007 - pydantic v1 needs typing.Union
@@ -62,7 +64,7 @@ class KindExpectation(DqxExpectation):
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         name, kwargs = measured(self.kind, self.metric)
-        if self.kind.spark.pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
+        if spark_of(self.kind).pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
             moment = self.moment()
             return {name: {**kwargs, "now": epoch_micros(moment)}} if moment is not None else {}
         needed = {name: kwargs}
@@ -75,7 +77,7 @@ class KindExpectation(DqxExpectation):
     @property
     def marks_by_bounds(self) -> bool:
         """A bound-based kind (custom min/max) with bounds: it counts the rows it marks, for samples."""
-        marks = self.kind.spark.marks
+        marks = self.kind.marks
         bounded = self.min_value is not None or self.max_value is not None
         return isinstance(marks, Marks) and marks.reach is Reach.BOUNDS and bounded
 

@@ -32,13 +32,13 @@ from pyspark.sql import functions as F
 
 from dqx_gx.gx_private import order_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
-from dqx_gx.kinds.kind import Marks, On, Pass
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.sources.untyped import uncast_count
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
+from dqx_gx.spark.kinds import On, Pass, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 
 BATCH_SCHEMA = "dqx.batch_schema"
@@ -59,9 +59,9 @@ def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     """The metric (name and value kwargs) that computes ``metric``; the scale is applied afterwards."""
     arguments = {k: v for k, v in kind.arguments(metric).items() if k != "scale"}
     name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY, Pass.REFERENCE: REFERENCE_QUERY}[
-        kind.spark.pass_
+        spark_of(kind).pass_
     ]
-    return REFINED if kind.spark.refine else name, {"kind": kind.metric.value, **arguments}
+    return REFINED if spark_of(kind).refine else name, {"kind": kind.metric.value, **arguments}
 
 
 def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | None:
@@ -250,11 +250,11 @@ class KindAggregate(Aggregate):
 
     @classmethod
     def result_type_of(cls, kind: Kind) -> str:
-        return cls.result_type or kind.spark.result_type
+        return cls.result_type or spark_of(kind).result_type
 
     @classmethod
     def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
-        return kind.spark.aggregate(on)
+        return spark_of(kind).aggregate(on)
 
     @classmethod
     def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
@@ -285,9 +285,9 @@ class MarkedRows(KindAggregate):
 
     @classmethod
     def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
-        marks = kind.spark.marks
-        assert isinstance(marks, Marks)
-        return count_if(marks.predicate(replace(on, interval=Interval(**kwargs["interval"]))))
+        predicate = spark_of(kind).predicate
+        assert predicate is not None
+        return count_if(predicate(replace(on, interval=Interval(**kwargs["interval"]))))
 
 
 class DistinctAggregate(KindAggregate):
@@ -301,7 +301,7 @@ class DistinctAggregate(KindAggregate):
 
 
 class DistinctValues(TableMetricProvider):
-    """The distinct non-NULL values of a :attr:`~dqx_gx.kinds.kind.Pass.OWN` kind's per-row value, sorted:
+    """The distinct non-NULL values of a :attr:`~dqx_gx.spark.kinds.Pass.OWN` kind's per-row value, sorted:
     one query of its own (``select … where … distinct``), whose result is small by the kind's design
     (completeness: the partition starts in the window). ``now`` (epoch microseconds) is the run's
     moment; None when the column cannot be measured (the expectation says why)."""
@@ -324,13 +324,13 @@ class DistinctValues(TableMetricProvider):
         if on is None:
             return None
         on = replace(on, now=from_micros(metric_value_kwargs["now"]))
-        value = kind.spark.aggregate(on).alias("value")
+        value = spark_of(kind).aggregate(on).alias("value")
         rows = df.select(value).where(F.col("value").isNotNull()).distinct().collect()
         return sorted(row[0] for row in rows)
 
 
 class ReferenceAggregate(TableMetricProvider):
-    """A :attr:`~dqx_gx.kinds.kind.Pass.REFERENCE` kind's aggregate (foreign keys): the batch joined with
+    """A :attr:`~dqx_gx.spark.kinds.Pass.REFERENCE` kind's aggregate (foreign keys): the batch joined with
     the referenced dataset's keys, one query of its own. ``{"error": why}`` when the referenced dataset
     was not given to this run or its keys cannot be compared; None when the batch's columns cannot be
     measured (the expectation says why)."""
@@ -361,11 +361,11 @@ class ReferenceAggregate(TableMetricProvider):
             return {"error": keys}
         joined = with_found_keys(df, on.fields, reference, keys, FOUND)
         found = replace(on, found=F.coalesce(F.col(FOUND), F.lit(False)))
-        return joined.agg(kind.spark.aggregate(found)).first()[0]  # type: ignore[index]
+        return joined.agg(spark_of(kind).aggregate(found)).first()[0]  # type: ignore[index]
 
 
 class RefiningAggregate(KindAggregate):
-    """A refined kind's second look (:class:`~dqx_gx.kinds.kind.Refine`), built from its first-pass value.
+    """A refined kind's second look (:class:`~dqx_gx.spark.kinds.Refine`), built from its first-pass value.
 
     It depends on the first pass only, so GX bundles every refining aggregate of the batch into
     one ``df.agg`` of its own, between the first pass and the second: a refining aggregate
@@ -376,13 +376,15 @@ class RefiningAggregate(KindAggregate):
 
     @classmethod
     def result_type_of(cls, kind: Kind) -> str:
-        assert kind.spark.refine is not None
-        return kind.spark.refine.result_type
+        refine = spark_of(kind).refine
+        assert refine is not None
+        return refine.result_type
 
     @classmethod
     def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
-        assert kind.spark.refine is not None
-        return kind.spark.refine.aggregate(on, metrics["first_pass"])
+        refine = spark_of(kind).refine
+        assert refine is not None
+        return refine.aggregate(on, metrics["first_pass"])
 
     @classmethod
     def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
@@ -406,7 +408,7 @@ class Refined(TableMetricProvider):
         runtime_configuration: dict[str, Any],
     ) -> Any:
         kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
-        refine = kind.spark.refine
+        refine = spark_of(kind).refine
         found = metrics["refining"]
         if refine is None or found is None:  # a column it cannot measure: the expectation says why
             return None

@@ -1,13 +1,14 @@
 """The vocabulary of rules: every metric kind and value constraint, declared once.
 
-``metric`` holds the engine-neutral nouns (:class:`MetricKind`, :class:`Metric`, :class:`Constraint`),
-``kind`` what a declaration is, and ``catalog`` the declarations themselves. Importing this package
-needs neither Spark nor GX: a kind's Spark side binds only when a plan is built.
+The engine-neutral nouns (:class:`MetricKind`, :class:`Metric`, :class:`Constraint`) are the rules'
+(``dqx_gx.rules.metric``) and re-exported here; ``kind`` holds what a declaration is, and ``catalog``
+the declarations themselves. Importing this package imports neither Spark nor GX: a kind's Spark half
+is ``dqx_gx.spark.kinds``.
 """
 
 from dqx_gx.kinds.catalog import CONSTRAINTS, KINDS, kind_of
 from dqx_gx.kinds.kind import Kind, TypeFamily, Value
-from dqx_gx.kinds.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
+from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
 
 __all__ = [
     "CONSTRAINTS",

@@ -1,32 +1,22 @@
-"""What a rule kind is: the one declaration every layer reads.
+"""What a rule kind is: the engine-neutral declaration every layer reads.
 
-A :class:`Kind` says, for one :class:`~dqx_gx.kinds.metric.MetricKind`, how the
+A :class:`Kind` says, for one :class:`~dqx_gx.rules.metric.MetricKind`, how the
 metric reads in words, which column types it can measure, what sort of value it
-gives, which metric fields it takes, and its Spark side: the aggregate
-expression of the batch verdict and the rows it marks (or that it is
-batch-only). The GX expectation, the metric provider, the type check, the
-report text and the row gate are all built from it, so adding a kind is one
-declaration in :mod:`dqx_gx.kinds.catalog` plus its test.
-
-Nothing here imports Spark: the Spark side is a pair of functions called only
-when a plan is built, so loading and linting contracts never start a JVM.
+gives, which metric fields it takes, and whether it marks rows (or is
+batch-only). The GX expectation, the type check, the report text and the row
+gate are all built from it; an engine adds its own half by the kind's name (the
+Spark half: ``dqx_gx.spark.kinds``), so loading and linting contracts never
+import an engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dqx_gx.kinds.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
-
-if TYPE_CHECKING:
-    from pyspark.sql import Column
-    from pyspark.sql.types import StructField
-
-    from dqx_gx.rules.threshold import Interval
+from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
 
 
 class TypeFamily(StrEnum):
@@ -123,49 +113,29 @@ class Param(StrEnum):
     REFERENCE_COLUMNS = "reference_columns"
 
 
-class Pass(StrEnum):
-    """Which shared aggregate pass computes a kind (DEVELOPERS.md, "Two passes at most")."""
+class Reach(StrEnum):
+    """What a row mark looks at besides the row itself."""
 
-    FIRST = "first"
-    SECOND = "second"
-    """``count(DISTINCT)``: Spark expands every row once per distinct aggregate, so these share the
-    second pass with GX's own map metrics instead of slowing the first."""
-    OWN = "own"
-    """A query of its own: the "aggregate" is a per-row value, and the metric is its distinct non-NULL
-    values (completeness: the partition starts in the window, a few hundred at most), so no pass
-    holds an ObjectHashAggregate (``collect_set``) that would turn off code generation for every rule."""
+    ROW = "row"
+    """The row alone: works on any DataFrame, streams included."""
+    KEY = "key"
+    """Every row sharing the row's key (duplicates): the gate finds the repeated keys in the batch first;
+    not possible on a stream."""
+    BOUNDS = "bounds"
+    """The row alone, against the rule's pass interval (custom min/max): only rules with an operator mark."""
     REFERENCE = "reference"
-    """A query of its own over the batch joined with the referenced dataset's keys (foreign keys): the
-    aggregate reads :attr:`On.found`. The referenced dataset is given to the run, not stored in the suite."""
+    """The row's key against the keys of a referenced dataset (foreign keys), joined in first; a stream too,
+    as a stream-static join."""
 
 
 @dataclass(frozen=True)
-class On:
-    """What a kind's Spark expressions are built on: the metric and its columns as found in the batch."""
+class Marks:
+    """A row-level kind: it marks exactly the rows its count counts (SPEC §5's invariant). The predicate
+    that finds them is the engine's (``dqx_gx.spark.kinds``)."""
 
-    metric: Metric
-    fields: tuple[StructField, ...]
-    columns: tuple[Column, ...]
-    """References to ``fields`` that survive any name (dots, spaces, backticks)."""
-    interval: Interval | None = None
-    """The rule's pass interval, for kinds whose marks depend on it (min, max)."""
-    repeated: Column | None = None
-    """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
-    now: datetime | None = None
-    """The run's moment, for kinds whose rows depend on it (completeness's window)."""
-    found: Column | None = None
-    """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
-
-    @property
-    def field(self) -> StructField:
-        return self.fields[0]
-
-    @property
-    def column(self) -> Column:
-        return self.columns[0]
-
-
-SparkExpression = Callable[[On], "Column"]
+    reads: str | Callable[[Metric], str]
+    """Why a marked row is marked (the annotation's message); filled in like :attr:`Kind.reads`."""
+    reach: Reach = Reach.ROW
 
 
 @dataclass(frozen=True)
@@ -173,69 +143,6 @@ class BatchOnly:
     """The mark of a kind that is a number of the whole batch: it never marks rows (SPEC §5)."""
 
     why: str
-
-
-class Reach(StrEnum):
-    """What a row mark looks at besides the row itself."""
-
-    ROW = "row"
-    """The row alone: works on any DataFrame, streams included."""
-    KEY = "key"
-    """Every row sharing the row's key (duplicates): the gate finds the repeated keys in the batch first
-    (:attr:`On.repeated`); not possible on a stream."""
-    BOUNDS = "bounds"
-    """The row alone, against the rule's pass interval (custom min/max): only rules with an operator mark."""
-    REFERENCE = "reference"
-    """The row's key against the keys of a referenced dataset (foreign keys), joined in first
-    (:attr:`On.found`); a stream too, as a stream-static join."""
-
-
-@dataclass(frozen=True)
-class Marks:
-    """The rows a row-level kind marks: exactly the rows its count counts (SPEC §5's invariant)."""
-
-    predicate: SparkExpression
-    """True for a marked row, never NULL."""
-    reads: str | Callable[[Metric], str]
-    """Why a marked row is marked (the annotation's message); filled in like :attr:`Kind.reads`."""
-    reach: Reach = Reach.ROW
-
-
-@dataclass(frozen=True)
-class Refine:
-    """A second look at the data, for a kind whose first-pass aggregate only narrows the value down.
-
-    Exact percentiles: the first pass brackets the answer (``percentile_approx``), the refining
-    aggregate counts and collects the few values in the bracket, and ``value`` reads the exact
-    answer from them. Every refining aggregate of a batch shares one ``df.agg`` (DEVELOPERS.md,
-    "Exact percentiles").
-    """
-
-    aggregate: Callable[[On, Any], Column]
-    """The refining aggregate, from the first-pass value; like :attr:`Spark.aggregate` it must never fail."""
-    value: Callable[[Metric, Any], Any]
-    """The metric's value from the refining aggregate's value, or None when that cannot decide it."""
-    exact: SparkExpression
-    """The value by one aggregate of its own (a job of its own): for when :attr:`value` cannot decide."""
-    result_type: str
-    """The Spark type of :attr:`aggregate`, for the typed NULL of a column that cannot be measured."""
-
-
-@dataclass(frozen=True)
-class Spark:
-    """A kind's Spark side: one aggregate for the batch verdict, and the rows it marks."""
-
-    aggregate: SparkExpression
-    """One aggregate expression over the batch (for :attr:`Pass.OWN`, the per-row value whose distinct
-    values are measured); it must never fail (a column it cannot measure is refused before, by
-    :attr:`Kind.accepts`), else Spark would fail the whole shared pass."""
-    marks: Marks | BatchOnly
-    """The rows the rule counts (row-level kinds), or why there are none."""
-    result_type: str = "bigint"
-    """The Spark type of the aggregate, for the typed NULL given when the column cannot be measured."""
-    pass_: Pass = Pass.FIRST
-    refine: Refine | None = None
-    """A second look that turns the aggregate's value into the metric's (exact percentiles), or None."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +154,8 @@ class Kind:
     """The metric in DQX's notation; ``{columns}``, ``{values}``, ``{pattern}`` and ``{percentile}`` are filled in."""
     accepts: Accepts | Callable[[Metric], Accepts]
     value: Value
-    spark: Spark
+    marks: Marks | BatchOnly
+    """The rows the rule counts (row-level kinds), or why there are none."""
     expectation: str
     """The GX expectation type that suites store it as (stable: stored suites name it)."""
     arity: Arity = Arity.ONE
@@ -261,7 +169,7 @@ class Kind:
 
     @property
     def row_level(self) -> bool:
-        return isinstance(self.spark.marks, Marks)
+        return isinstance(self.marks, Marks)
 
     def describe(self, metric: Metric) -> str:
         """The metric as a formula, e.g. ``null_count(order_id)`` or ``100 * null_count(a) / num_rows()``."""
@@ -331,14 +239,13 @@ class Kind:
 
 @dataclass(frozen=True)
 class ConstraintCheck:
-    """One ``logicalTypeOptions`` constraint, declared once: its words, the types it applies to, its predicate."""
+    """One ``logicalTypeOptions`` constraint, declared once: its words and the types it applies to (its
+    predicate is the engine's)."""
 
     kind: ConstraintKind
     reads: str
     """The violating condition; ``{column}`` and ``{value}`` (``{shown}``: strings quoted) are filled in."""
     accepts: Accepts | Callable[[Scalar], Accepts]
-    violates: Callable[[Column, StructField, Any], Column]
-    """True for a non-null value that breaks the constraint."""
 
     def describe(self, column: str, value: Scalar) -> str:
         shown = repr(value) if isinstance(value, str) else str(value)

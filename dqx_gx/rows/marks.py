@@ -12,10 +12,11 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
-from dqx_gx.kinds.kind import Marks, On, Reach, fill
+from dqx_gx.kinds.kind import Marks, Reach, fill
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.sources.untyped import UNCAST, uncast_mark
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
+from dqx_gx.spark.kinds import On, spark_of
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 
 
@@ -31,8 +32,8 @@ class RowRule:
 
     @property
     def marks(self) -> Marks:
-        assert isinstance(self.kind.spark.marks, Marks)
-        return self.kind.spark.marks
+        assert isinstance(self.kind.marks, Marks)
+        return self.kind.marks
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def is_row_level(rule: Rule) -> bool:
     (custom min/max) only when the rule has an operator."""
     if not isinstance(rule, MetricRule):
         return False
-    marks = kind_of(rule.metric).spark.marks
+    marks = kind_of(rule.metric).marks
     return isinstance(marks, Marks) and (marks.reach is not Reach.BOUNDS or rule.threshold is not None)
 
 
@@ -101,7 +102,7 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
         present = tuple(f for f in fields if f is not None)
         if len(present) < len(fields) or any(type_problem(kind, rule.metric, f) for f in present):
             continue
-        if kind.spark.marks.reach is not Reach.REFERENCE:  # type: ignore[union-attr]  # is_row_level: Marks
+        if kind.marks.reach is not Reach.REFERENCE:  # type: ignore[union-attr]  # is_row_level: Marks
             found.append(RowRule(rule, kind, present))
             continue
         reference = (references or {}).get(rule.metric.reference or "")
@@ -142,7 +143,9 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
             found = F.coalesce(F.col(flag), F.lit(False))
         on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
         message = fill(row_rule.marks.reads, on.metric)
-        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, row_rule.marks.predicate(on), message))
+        predicate = spark_of(row_rule.kind).predicate
+        assert predicate is not None  # a row-level kind
+        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, predicate(on), message))
     return Marked(frame, tuple(checks), tuple(hidden))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from dqx.common import SeverityLevel
 
-from dqx_gx.kinds import Metric, kind_of
+from dqx_gx.rules.metric import Metric, describe
 from dqx_gx.rules.threshold import Threshold
 
 
@@ -82,7 +82,7 @@ class MetricRule(RuleInfo):
 
     def expression(self) -> str:
         """The assertion in words, as DQX writes it: ``null_count(order_id) = 0``."""
-        text = kind_of(self.metric).describe(self.metric)
+        text = describe(self.metric)
         return f"{text} {self.threshold.describe()}" if self.threshold else text
 
 

@@ -1,4 +1,5 @@
-"""Every kind and constraint is declared once, completely; the GX backend is built from the declarations."""
+"""Every kind and constraint is declared once, completely, with its Spark half under the same name; the GX
+backend is built from the declarations."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dqx_gx.expectations.catalog import EXPECTATIONS, KindExpectation
 from dqx_gx.gx_private import registered_expectation_types
 from dqx_gx.kinds import CONSTRAINTS, KINDS, Constraint, ConstraintKind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Marks, Param
+from dqx_gx.spark.kinds import SPARK, VIOLATIONS
 
 EXAMPLE_METRICS = {
     MetricKind.NUM_ROWS: Metric(MetricKind.NUM_ROWS),
@@ -40,6 +42,7 @@ def example(kind: MetricKind) -> Metric:
 
 def test_every_metric_kind_is_declared_once() -> None:
     assert set(KINDS) == set(MetricKind)
+    assert set(SPARK) == set(MetricKind)
     assert all(metric is kind.metric for metric, kind in KINDS.items())
     assert len({kind.expectation for kind in KINDS.values()}) == len(KINDS)
 
@@ -47,11 +50,14 @@ def test_every_metric_kind_is_declared_once() -> None:
 @pytest.mark.parametrize("metric", list(MetricKind))
 def test_each_declaration_is_complete(metric: MetricKind) -> None:
     kind = KINDS[metric]
-    assert callable(kind.spark.aggregate)
+    spark = SPARK[metric]
+    assert callable(spark.aggregate)
     assert isinstance(kind.accepts_for(example(metric)), Accepts)
     assert kind.describe(example(metric))
-    marks = kind.spark.marks
-    assert (isinstance(marks, Marks) and callable(marks.predicate)) or (isinstance(marks, BatchOnly) and marks.why)
+    marks = kind.marks
+    assert (isinstance(marks, Marks) and callable(spark.predicate)) or (
+        isinstance(marks, BatchOnly) and marks.why and spark.predicate is None
+    )
     assert kind.row_level == isinstance(marks, Marks)
     assert kind.expectation.startswith("expect_dqx_")
 
@@ -124,7 +130,8 @@ def test_every_constraint_is_declared_once() -> None:
     assert words[ConstraintKind.MIN_LENGTH] == "length(c) < 3"
     assert words[ConstraintKind.MULTIPLE_OF] == "c % 3 != 0"
     assert CONSTRAINTS[ConstraintKind.MAXIMUM].describe("c", "2026-01-31") == "c > '2026-01-31'"
-    assert all(callable(check.violates) for check in CONSTRAINTS.values())
+    assert set(VIOLATIONS) == set(ConstraintKind)
+    assert all(callable(violates) for violates in VIOLATIONS.values())
 
 
 def test_params_name_metric_fields() -> None:

@@ -29,7 +29,7 @@ TIMEOUT = 300
 
 
 def needs_other_rows(rule: Rule) -> bool:
-    marks = kind_of(rule.metric).spark.marks if isinstance(rule, MetricRule) else None
+    marks = kind_of(rule.metric).marks if isinstance(rule, MetricRule) else None
     return isinstance(marks, Marks) and marks.reach is Reach.KEY
 
 
@@ -40,9 +40,7 @@ def row_only() -> Contract:
     kept = tuple(r for r in contract.rules if not needs_other_rows(r))
     assert len(kept) < len(contract.rules)
     kinds = {r.metric.kind for r in kept if isinstance(r, MetricRule) and is_row_level(r)}
-    assert kinds == {
-        m for m, k in KINDS.items() if isinstance(k.spark.marks, Marks) and k.spark.marks.reach != Reach.KEY
-    }
+    assert kinds == {m for m, k in KINDS.items() if isinstance(k.marks, Marks) and k.marks.reach != Reach.KEY}
     return dataclasses.replace(contract, rules=kept)
 
 

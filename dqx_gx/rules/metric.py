@@ -2,11 +2,14 @@
 
 The names and definitions are SPEC §1's (DQX's ``MetricProvider`` vocabulary);
 an engine backend (``dqx_gx.expectations``) maps each :class:`MetricKind` to its
-own computation and must return exactly these numbers.
+own computation and must return exactly these numbers. What a metric reads as in
+words is its kind's (``dqx_gx.kinds``, one layer up), which hands it down here
+(:func:`declare_words`) so that a rule can say itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -111,3 +114,18 @@ class Metric:
     def column(self) -> str | None:
         """The single column of a column metric (``None`` for table metrics)."""
         return self.columns[0] if len(self.columns) == 1 else None
+
+
+_WORDS: dict[MetricKind, Callable[[Metric], str]] = {}
+
+
+def declare_words(words: Mapping[MetricKind, Callable[[Metric], str]]) -> None:
+    """Called once by ``dqx_gx.kinds``, which declares every kind's words (rules sit below the kinds)."""
+    _WORDS.update(words)
+
+
+def describe(metric: Metric) -> str:
+    """The metric as a formula in DQX's notation (``null_count(order_id)``), in its kind's words."""
+    if metric.kind not in _WORDS:
+        raise LookupError(f"no kind declares the words of {metric.kind.value!r}: import dqx_gx.kinds first")
+    return _WORDS[metric.kind](metric)

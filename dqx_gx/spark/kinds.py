@@ -1,0 +1,280 @@
+"""The Spark half of every kind and value constraint: the expressions that measure and mark.
+
+A kind's engine-neutral half (``dqx_gx.kinds.catalog``: words, accepted types, value, whether it marks
+rows) is declared without Spark; this module gives each kind, by its name, what Spark computes for it:
+one aggregate for the batch verdict (in a shared pass or a query of its own), the predicate of the rows
+it marks, and for exact percentiles a second look. The model is Databricks DQX's ``register_rule``: a
+rule is a named function producing Spark column expressions. A test holds both halves to the same
+names (``tests/kinds/test_catalog.py``).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from functools import reduce
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.types import StructField
+
+from dqx_gx.kinds import Kind, Metric, MetricKind
+from dqx_gx.rules import partitions
+from dqx_gx.rules.metric import ConstraintKind
+from dqx_gx.rules.threshold import Interval
+from dqx_gx.rules.timestamps import epoch_micros
+from dqx_gx.spark import expressions as X
+from dqx_gx.spark import formats
+from dqx_gx.spark import quantiles as Q
+
+
+class Pass(StrEnum):
+    """Which shared aggregate pass computes a kind (DEVELOPERS.md, "Two passes at most")."""
+
+    FIRST = "first"
+    SECOND = "second"
+    """``count(DISTINCT)``: Spark expands every row once per distinct aggregate, so these share the
+    second pass with GX's own map metrics instead of slowing the first."""
+    OWN = "own"
+    """A query of its own: the "aggregate" is a per-row value, and the metric is its distinct non-NULL
+    values (completeness: the partition starts in the window, a few hundred at most), so no pass
+    holds an ObjectHashAggregate (``collect_set``) that would turn off code generation for every rule."""
+    REFERENCE = "reference"
+    """A query of its own over the batch joined with the referenced dataset's keys (foreign keys): the
+    aggregate reads :attr:`On.found`. The referenced dataset is given to the run, not stored in the suite."""
+
+
+@dataclass(frozen=True)
+class On:
+    """What a kind's Spark expressions are built on: the metric and its columns as found in the batch."""
+
+    metric: Metric
+    fields: tuple[StructField, ...]
+    columns: tuple[Column, ...]
+    """References to ``fields`` that survive any name (dots, spaces, backticks)."""
+    interval: Interval | None = None
+    """The rule's pass interval, for kinds whose marks depend on it (min, max)."""
+    repeated: Column | None = None
+    """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
+    now: datetime | None = None
+    """The run's moment, for kinds whose rows depend on it (completeness's window)."""
+    found: Column | None = None
+    """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
+
+    @property
+    def field(self) -> StructField:
+        return self.fields[0]
+
+    @property
+    def column(self) -> Column:
+        return self.columns[0]
+
+
+SparkExpression = Callable[[On], Column]
+
+
+@dataclass(frozen=True)
+class Refine:
+    """A second look at the data, for a kind whose first-pass aggregate only narrows the value down.
+
+    Exact percentiles: the first pass brackets the answer (``percentile_approx``), the refining
+    aggregate counts and collects the few values in the bracket, and ``value`` reads the exact
+    answer from them. Every refining aggregate of a batch shares one ``df.agg`` (DEVELOPERS.md,
+    "Exact percentiles").
+    """
+
+    aggregate: Callable[[On, Any], Column]
+    """The refining aggregate, from the first-pass value; like :attr:`SparkKind.aggregate` it must never fail."""
+    value: Callable[[Metric, Any], Any]
+    """The metric's value from the refining aggregate's value, or None when that cannot decide it."""
+    exact: SparkExpression
+    """The value by one aggregate of its own (a job of its own): for when :attr:`value` cannot decide."""
+    result_type: str
+    """The Spark type of :attr:`aggregate`, for the typed NULL of a column that cannot be measured."""
+
+
+@dataclass(frozen=True)
+class SparkKind:
+    """A kind's Spark half: one aggregate for the batch verdict, and the rows it marks."""
+
+    aggregate: SparkExpression
+    """One aggregate expression over the batch (for :attr:`Pass.OWN`, the per-row value whose distinct
+    values are measured); it must never fail (a column it cannot measure is refused before, by
+    :attr:`Kind.accepts`), else Spark would fail the whole shared pass."""
+    predicate: SparkExpression | None = None
+    """True for a row the rule counts, never NULL: given exactly for the row-level kinds (``Kind.marks``)."""
+    result_type: str = "bigint"
+    """The Spark type of the aggregate, for the typed NULL given when the column cannot be measured."""
+    pass_: Pass = Pass.FIRST
+    refine: Refine | None = None
+    """A second look that turns the aggregate's value into the metric's (exact percentiles), or None."""
+
+
+def spark_of(kind: Kind | MetricKind) -> SparkKind:
+    """The Spark half of a kind."""
+    return SPARK[kind.metric if isinstance(kind, Kind) else kind]
+
+
+# --- value constraints (logicalTypeOptions, the native pattern check) --------------------------------------
+
+
+def _literal(field: StructField, value: Any) -> Column:
+    """A bound as a Spark literal: an ISO date/time string becomes an exact instant of the column's type."""
+    return X.temporal_literal(field, value) if isinstance(value, str) else F.lit(value)
+
+
+VIOLATIONS: Mapping[ConstraintKind, Callable[[Column, StructField, Any], Column]] = {
+    ConstraintKind.MIN_LENGTH: lambda c, f, v: F.length(c) < F.lit(v),
+    ConstraintKind.MAX_LENGTH: lambda c, f, v: F.length(c) > F.lit(v),
+    ConstraintKind.PATTERN: lambda c, f, v: ~c.rlike(v),
+    ConstraintKind.FORMAT: lambda c, f, v: ~c.rlike(formats.FORMAT_PATTERNS[v]),
+    ConstraintKind.MINIMUM: lambda c, f, v: c < _literal(f, v),
+    ConstraintKind.MAXIMUM: lambda c, f, v: c > _literal(f, v),
+    ConstraintKind.EXCLUSIVE_MINIMUM: lambda c, f, v: c <= _literal(f, v),
+    ConstraintKind.EXCLUSIVE_MAXIMUM: lambda c, f, v: c >= _literal(f, v),
+    ConstraintKind.MULTIPLE_OF: lambda c, f, v: F.pmod(c, F.lit(v)) != 0,
+    ConstraintKind.MIN_ITEMS: lambda c, f, v: F.size(c) < F.lit(v),
+    ConstraintKind.MAX_ITEMS: lambda c, f, v: F.size(c) > F.lit(v),
+    ConstraintKind.UNIQUE_ITEMS: lambda c, f, v: F.size(F.array_distinct(c)) != F.size(c),
+}
+"""Each constraint's predicate: true for a value that breaks it (NULLs are left out by the caller)."""
+
+
+def _violation(on: On) -> Column:
+    """True for a non-null value breaking the metric's constraint."""
+    constraint = on.metric.constraint
+    assert constraint is not None
+    return on.column.isNotNull() & VIOLATIONS[constraint.kind](on.column, on.field, constraint.value)
+
+
+# --- the kinds ------------------------------------------------------------------------------------------
+
+
+def _is_in(on: On) -> Column:
+    return X.is_in(on.column, on.field, on.metric.values)
+
+
+def _distinct(on: On) -> Column:
+    """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count)."""
+    return F.count_distinct(on.column if len(on.columns) == 1 else F.struct(*on.columns))
+
+
+def _duplicated(on: On) -> Column:
+    """The rows whose key occurs more than once; for one column also every NULL key, which the
+    metric counts as a duplicate (``COUNT(DISTINCT c)`` leaves NULLs out)."""
+    assert on.repeated is not None, "key-reach marks need the repeated keys (dqx_gx.rows.marks)"
+    return on.column.isNull() | on.repeated if len(on.columns) == 1 else on.repeated
+
+
+def _unreferenced(on: On) -> Column:
+    """The rows whose key has no NULL and is no key of the referenced dataset (SQL's MATCH SIMPLE: a key
+    with a NULL references nothing and breaks nothing)."""
+    assert on.found is not None, "reference marks need the referenced keys joined in (dqx_gx.spark.references)"
+    whole = reduce(operator.and_, [column.isNotNull() for column in on.columns])
+    return whole & ~on.found
+
+
+def _breaks_the_bound(on: On) -> Column:
+    """Custom min/max with an operator: a row whose value alone would fail the rule (``max(c) < 100``
+    marks c ≥ 100)."""
+    return on.column.isNotNull() & ~X.within(on.column.cast("double"), on.interval)
+
+
+def _sum(on: On) -> Column:
+    """Exact for integers: summed as decimal(38,0), as DuckDB sums into a 128-bit integer."""
+    column = on.column.cast("decimal(38,0)") if isinstance(on.field.dataType, T.IntegralType) else on.column
+    return X.with_nan_flag(F.try_sum(column))
+
+
+def _length(statistic: str) -> SparkExpression:
+    def aggregate(on: On) -> Column:
+        size = F.length(on.column) if on.metric.column_type == "string" else F.size(on.column)
+        return X.with_nan_flag(getattr(F, statistic)(F.when(on.column.isNotNull(), size)))
+
+    return aggregate
+
+
+_ORDER_STATISTICS = (
+    "struct<n:bigint,nans:bigint,below:bigint,before:double,low:double,at_low:bigint,inside:array<double>,"
+    "high:double,at_high:bigint,after:double,scale:int>"
+)
+"""The Spark type of ``quantiles.order_statistics``."""
+
+
+def _fraction(metric: Metric) -> float:
+    """A percentile metric's fraction (0.95 for p95)."""
+    return float(metric.percentile or 0.0)
+
+
+def _instant(on: On) -> Column:
+    value = F.max(on.column) if on.metric.aggregation == "max" else F.min(on.column)
+    return X.instant_micros(value, on.field)
+
+
+def _partition_in_window(on: On) -> Column:
+    """Each row's partition start (epoch microseconds) from the window's first expected partition on;
+    rows of the period holding "now" or later all give the window's end, which only says that later
+    data exists (SPEC §7's "latest present partition"). NULL before the window or for NULL values, so
+    the distinct values are at most one per expected partition, plus one."""
+    metric = on.metric
+    assert on.now is not None and metric.granularity is not None and metric.lookback_days is not None
+    span = partitions.window(on.now, partitions.Granularity(metric.granularity), metric.lookback_days)
+    start = X.partition_start(on.column, on.field, metric.granularity)
+    return F.when(start >= F.lit(epoch_micros(span.start)), F.least(start, F.lit(epoch_micros(span.end))))
+
+
+def _statistic(aggregate: SparkExpression, predicate: SparkExpression | None = None) -> SparkKind:
+    """A floating statistic of the column's non-null values, read back as ``[value, is_nan]``."""
+    return SparkKind(aggregate, predicate, result_type="struct<v:double,nan:boolean>")
+
+
+SPARK: Mapping[MetricKind, SparkKind] = {
+    MetricKind.NUM_ROWS: SparkKind(lambda on: X.num_rows()),
+    MetricKind.NULL_COUNT: SparkKind(lambda on: X.count_if(on.column.isNull()), lambda on: on.column.isNull()),
+    MetricKind.MISSING_COUNT: SparkKind(
+        lambda on: X.count_if(on.column.isNull()) + X.count_if(_is_in(on)),
+        lambda on: on.column.isNull() | X.counted(_is_in(on)),
+    ),
+    MetricKind.INVALID_COUNT: SparkKind(
+        lambda on: X.num_rows() - X.count_if(_is_in(on)), lambda on: ~X.counted(_is_in(on))
+    ),
+    MetricKind.COUNT_VALUES: SparkKind(lambda on: X.count_if(_is_in(on)), lambda on: X.counted(_is_in(on))),
+    MetricKind.PATTERN_INVALID_COUNT: SparkKind(
+        lambda on: X.num_rows() - X.count_if(X.matches(on.column, str(on.metric.pattern))),
+        lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),
+    ),
+    MetricKind.VIOLATION_COUNT: SparkKind(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
+    MetricKind.DUPLICATE_COUNT: SparkKind(lambda on: X.num_rows() - _distinct(on), _duplicated, pass_=Pass.SECOND),
+    MetricKind.CARDINALITY: SparkKind(_distinct, pass_=Pass.SECOND),
+    MetricKind.COUNT: SparkKind(lambda on: X.num_rows() - X.count_if(on.column.isNull())),
+    MetricKind.MIN: _statistic(lambda on: X.with_nan_flag(F.min(on.column)), _breaks_the_bound),
+    MetricKind.MAX: _statistic(lambda on: X.with_nan_flag(F.max(on.column)), _breaks_the_bound),
+    MetricKind.MEAN: _statistic(lambda on: X.with_nan_flag(F.try_avg(on.column))),
+    MetricKind.SUM: _statistic(_sum),
+    MetricKind.VARIANCE: _statistic(lambda on: X.with_nan_flag(F.var_samp(on.column.cast("double")))),
+    MetricKind.STDDEV: _statistic(lambda on: X.with_nan_flag(F.sqrt(F.var_samp(on.column.cast("double"))))),
+    MetricKind.PERCENTILE: SparkKind(
+        lambda on: Q.bracket(on.column, _fraction(on.metric)),
+        result_type="array<double>",
+        refine=Refine(
+            lambda on, bounds: Q.order_statistics(on.column, bounds, on.field),
+            lambda metric, found: Q.quantile_cont(_fraction(metric), found),
+            lambda on: Q.exact(on.column, _fraction(on.metric)),
+            result_type=_ORDER_STATISTICS,
+        ),
+    ),
+    MetricKind.MIN_LENGTH: _statistic(_length("min")),
+    MetricKind.MAX_LENGTH: _statistic(_length("max")),
+    MetricKind.AVG_LENGTH: _statistic(_length("avg")),
+    MetricKind.FRESHNESS_HOURS: SparkKind(_instant),
+    MetricKind.MISSING_PARTITIONS: SparkKind(_partition_in_window, pass_=Pass.OWN),
+    MetricKind.MISSING_REFERENCE_COUNT: SparkKind(
+        lambda on: X.count_if(_unreferenced(on)), _unreferenced, pass_=Pass.REFERENCE
+    ),
+}
+"""Every kind's Spark half, by the kind's name; ``tests/kinds`` holds it to :data:`dqx_gx.kinds.KINDS`."""
