@@ -16,12 +16,14 @@ from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source, skipped
 from dqx_gx.contract.pointer import located, pointer
 from dqx_gx.contract.problems import Problems
-from dqx_gx.contract.properties import checked_regex, checked_values, is_sensitive, schema_rules
-from dqx_gx.contract.quality import DQX_CHECKS, completeness, return_scale
+from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
+from dqx_gx.contract.quality import completeness, read_option, return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
-from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.kinds import CHECKS, Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.kinds.kind import Param
+from dqx_gx.kinds.words import AGGREGATION, Format
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SchemaCheck, unique_names
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold
@@ -46,10 +48,6 @@ _VALIDATORS = {
     "not_between": Operator.NOT_BETWEEN,
 }
 """Native validators and the ODCS operator with the same semantics (dqlib ``_parse_validator``)."""
-
-_COLUMN_CHECKS = {**DQX_CHECKS, "pattern": MetricKind.VIOLATION_COUNT}
-"""Native column check types and the metric each computes: DQX's ``check:`` vocabulary plus ``pattern``
-(``num_rows`` is a table check; the schema refuses it on a column)."""
 
 _FLAG_PREFIX = {"IGNORECASE": "i", "MULTILINE": "m", "DOTALL": "s", "VERBOSE": "x", "UNICODE": "U", "ASCII": ""}
 """Python re flag names (dqlib's) as Java inline flags, since Spark runs Java regexes."""
@@ -210,24 +208,28 @@ def _threshold(check: Mapping[str, Any], label: str) -> Any:
 def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str]) -> Rule:
     label = f"Check '{check['name']}'"
     info = _common(check, where, label)
-    kind = check["type"]
-    if kind in ("completeness", "freshness") and _threshold(check, label) is not None:
+    name = check["type"]
+    kind, _ = CHECKS[Format.NATIVE_TABLE][name]
+    if (
+        kind.metric in (MetricKind.MISSING_PARTITIONS, MetricKind.FRESHNESS_HOURS)
+        and _threshold(check, label) is not None
+    ):
         # dqlib reads the validator (refusing a bad one) and then ignores it
         warn_contract(
-            f"{label}: a {kind} check ignores validators (min/max/equals/between/not_between), as dqlib does",
+            f"{label}: a {name} check ignores validators (min/max/equals/between/not_between), as dqlib does",
             stacklevel=3,
         )
-    if kind == "completeness":
+    if kind.metric is MetricKind.MISSING_PARTITIONS:
         column = check["partition_column"]
         _require_column(declared, column, f"{where}.partition_column")
         metric, threshold = completeness(check, column)
         return MetricRule(
             origin=RuleOrigin.DQX, dimension="completeness", column=column, metric=metric, threshold=threshold, **info
         )
-    if kind == "num_rows":
+    if kind.metric is MetricKind.NUM_ROWS:
         metric = Metric(MetricKind.NUM_ROWS)
         column = None
-    elif kind == "duplicates":
+    elif kind.metric is MetricKind.DUPLICATE_COUNT:
         for i, name in enumerate(check["columns"]):
             _require_column(declared, name, f"{where}.columns[{i}]")
         metric = Metric(MetricKind.DUPLICATE_COUNT, tuple(check["columns"]), scale=return_scale(check))
@@ -235,7 +237,8 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
     else:  # freshness
         column = check["timestamp_column"]
         _require_column(declared, column, f"{where}.timestamp_column")
-        metric = Metric(MetricKind.FRESHNESS_HOURS, (column,), aggregation=check.get("aggregation", "max"))
+        aggregation = check.get(AGGREGATION.name, AGGREGATION.default)
+        metric = Metric(MetricKind.FRESHNESS_HOURS, (column,), aggregation=aggregation)
         return MetricRule(
             origin=RuleOrigin.DQX,
             dimension="timeliness",
@@ -250,25 +253,23 @@ def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str])
 def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
     label = f"Check '{check['name']}'"
     info = _common(check, where, label)
-    kind = check["type"]
+    kind, _ = CHECKS[Format.NATIVE_COLUMN][check["type"]]
     column = prop.column
     if check.get("case_sensitive") is False:
         reason = "case_sensitive: false is not supported (DQX does not implement it either)"
         return skipped(label, reason, stacklevel=3, origin=RuleOrigin.DQX, column=column, **info)
-    metric_kind = _COLUMN_CHECKS[kind]
-    fields: dict[str, Any] = {"scale": return_scale(check)}
-    if kind in ("whitelist", "blacklist"):
-        fields["values"] = checked_values(check["values"], f"{label}: values")
-    elif kind == "percentile":
-        fields["percentile"] = finite_number(f"{label}: percentile", check["percentile"], within=(0.0, 1.0))
-    elif kind in ("min_length", "max_length", "avg_length"):
-        fields["column_type"] = _length_type(prop, label)
-    elif kind == "pattern":
-        fields["constraint"] = _pattern_constraint(check, label)
+    fields: dict[str, Any] = {}
+    for param in kind.params:  # what a native check does not give is read from its column
+        if param is Param.COLUMN_TYPE:
+            fields[param.value] = _length_type(prop, label)
+        elif param is Param.CONSTRAINT:
+            fields[param.value] = _pattern_constraint(check, label)
+        else:
+            fields[param.value] = read_option(param, check[param.value], label)
     return MetricRule(
         origin=RuleOrigin.DQX,
         column=column,
-        metric=Metric(metric_kind, (column,), **fields),
+        metric=Metric(kind.metric, (column,), scale=return_scale(check), **fields),
         threshold=_threshold(check, label),
         **info,
     )

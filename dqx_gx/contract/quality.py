@@ -18,42 +18,15 @@ from dqx_gx.contract.model import Property, TextRule, skipped
 from dqx_gx.contract.properties import checked_regex, checked_values
 from dqx_gx.contract.source import parse_yaml_fragment
 from dqx_gx.errors import ContractValidationError
-from dqx_gx.kinds import Metric, MetricKind, Scale
+from dqx_gx.kinds import CHECKS, LIBRARY, Kind, Metric, MetricKind, Scale, Value
+from dqx_gx.kinds.kind import Arity, Param
+from dqx_gx.kinds.words import ALLOW_FUTURE_GAPS, LOOKBACK_DAYS, MAX_GAP_COUNT, Format, Library
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import OPERATOR_NAMES, Operator, Threshold, finite_number, parse_threshold
 
 DQX_ENGINE = "dqx"
 GX_ENGINES = frozenset({"greatexpectations", "great-expectations", "great_expectations", "gx"})
-
-_LIBRARY_ARGUMENTS: dict[str, frozenset[str]] = {
-    "nullValues": frozenset(),
-    "missingValues": frozenset({"missingValues"}),
-    "invalidValues": frozenset({"validValues", "pattern"}),
-    "duplicateValues": frozenset({"properties"}),
-    "rowCount": frozenset(),
-}
-
-DQX_CHECKS: dict[str, MetricKind] = {
-    "missing": MetricKind.NULL_COUNT,
-    "duplicates": MetricKind.DUPLICATE_COUNT,
-    "whitelist": MetricKind.INVALID_COUNT,
-    "blacklist": MetricKind.COUNT_VALUES,
-    "cardinality": MetricKind.CARDINALITY,
-    "min": MetricKind.MIN,
-    "max": MetricKind.MAX,
-    "mean": MetricKind.MEAN,
-    "sum": MetricKind.SUM,
-    "count": MetricKind.COUNT,
-    "variance": MetricKind.VARIANCE,
-    "stddev": MetricKind.STDDEV,
-    "percentile": MetricKind.PERCENTILE,
-    "min_length": MetricKind.MIN_LENGTH,
-    "max_length": MetricKind.MAX_LENGTH,
-    "avg_length": MetricKind.AVG_LENGTH,
-    "num_rows": MetricKind.NUM_ROWS,
-}
-"""DQX's ``check:`` vocabulary (DQX ODCS spec §6.5) and the metric each one computes."""
 
 
 @dataclass(frozen=True)
@@ -132,34 +105,37 @@ def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reaso
 
 def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> Rule:
     metric_name: str = raw["metric"]
+    words = LIBRARY[metric_name]
     arguments = raw.get("arguments") or {}
-    unknown = sorted(set(arguments) - _LIBRARY_ARGUMENTS[metric_name])
+    known_arguments = {word.argument for _, word in words if word.argument}
+    unknown = sorted(set(arguments) - known_arguments)
     if unknown:
-        known = ", ".join(sorted(_LIBRARY_ARGUMENTS[metric_name])) or "none"
+        known = ", ".join(sorted(known_arguments)) or "none"
         raise ContractValidationError(
             f"{label}: unknown argument(s) {', '.join(unknown)} for metric '{metric_name}' (known: {known})"
         )
-    scale = _unit_scale(raw.get("unit"), label, metric_name)
+    scale = _unit_scale(raw.get("unit"), label, metric_name, words[0][0])
     column = ctx.prop.column if ctx.prop else None
-    if metric_name == "rowCount":
-        metric = Metric(MetricKind.NUM_ROWS)
+    kind, word = _library_kind(metric_name, words, arguments, label, column)
+    if kind.arity is Arity.NONE:
+        metric = Metric(kind.metric)
         column = None
-    elif metric_name == "duplicateValues" and "properties" in arguments:
-        columns = _property_columns(arguments["properties"], ctx, label)
-        metric = Metric(MetricKind.DUPLICATE_COUNT, columns, scale=scale)
+    elif kind.arity is Arity.MANY and word.argument in arguments:
+        columns = _property_columns(arguments[word.argument], ctx, label)
+        metric = Metric(kind.metric, columns, scale=scale)
         column = columns[0] if len(columns) == 1 else None
+    elif column is None:
+        given = "".join(f" or give arguments.{w.argument}" for k, w in words if k.arity is Arity.MANY and w.argument)
+        return _skip(
+            label,
+            info,
+            raw.get("name") or metric_name,
+            RuleOrigin.LIBRARY,
+            f"metric '{metric_name}' measures a column but sits at schema level with no property; "
+            f"put the rule in that property's quality list{given}",
+        )
     else:
-        if column is None:
-            return _skip(
-                label,
-                info,
-                raw.get("name") or metric_name,
-                RuleOrigin.LIBRARY,
-                f"metric '{metric_name}' measures a column but sits at schema level with no property; "
-                "put the rule in that property's quality list"
-                + (" or give arguments.properties" if metric_name == "duplicateValues" else ""),
-            )
-        metric = _column_library_metric(metric_name, column, arguments, scale, label)
+        metric = _column_library_metric(kind, word, words, column, arguments, scale=scale, label=label)
     return MetricRule(
         name=raw.get("name") or _derived_name(ctx, metric_name),
         origin=RuleOrigin.LIBRARY,
@@ -170,38 +146,59 @@ def _library_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: di
     )
 
 
+def _library_kind(
+    metric_name: str,
+    words: tuple[tuple[Kind, Library], ...],
+    arguments: Mapping[str, Any],
+    label: str,
+    column: str | None,
+) -> tuple[Kind, Library]:
+    """The kind a library metric computes: the one whose argument is given, else the one that takes
+    none (or, when the metric names one kind, that kind); several kinds that each need their argument
+    need exactly one given."""
+    given = [(kind, word) for kind, word in words if word.argument in arguments]
+    plain = [(kind, word) for kind, word in words if word.argument is None]
+    if len(given) == 1:
+        return given[0]
+    if not given and (plain or len(words) == 1):
+        return (plain or list(words))[0]
+    if column is None:  # at schema level the rule is skipped before its arguments are read
+        return words[0]
+    either = " or ".join(f"arguments.{word.argument}" for _, word in words if word.argument)
+    raise ContractValidationError(f"{label}: metric '{metric_name}' needs exactly one of {either}")
+
+
 def _column_library_metric(
-    metric_name: str, column: str, arguments: Mapping[str, Any], scale: Scale, label: str
+    kind: Kind,
+    word: Library,
+    words: tuple[tuple[Kind, Library], ...],
+    column: str,
+    arguments: Mapping[str, Any],
+    *,
+    scale: Scale,
+    label: str,
 ) -> Metric:
-    if metric_name == "nullValues":
-        return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
-    if metric_name == "missingValues":
-        if "missingValues" not in arguments:
-            return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
-        sentinels = checked_values(arguments["missingValues"], f"{label}: missingValues")
-        if not sentinels:
-            return Metric(MetricKind.NULL_COUNT, (column,), scale=scale)
-        return Metric(MetricKind.MISSING_COUNT, (column,), values=sentinels, scale=scale)
-    if metric_name == "invalidValues":
-        has_values, has_pattern = "validValues" in arguments, "pattern" in arguments
-        if has_values == has_pattern:
-            raise ContractValidationError(
-                f"{label}: metric 'invalidValues' needs exactly one of arguments.validValues or arguments.pattern"
-            )
-        if has_pattern:
-            pattern = checked_regex(arguments["pattern"], f"{label}: arguments.pattern")
-            return Metric(MetricKind.PATTERN_INVALID_COUNT, (column,), pattern=pattern, scale=scale)
-        valid = checked_values(arguments["validValues"], f"{label}: validValues")
-        return Metric(MetricKind.INVALID_COUNT, (column,), values=valid, scale=scale)
-    return Metric(MetricKind.DUPLICATE_COUNT, (column,), scale=scale)
+    """A library metric of one column; its argument (if any) gives the kind's values or pattern. Values
+    that leave nothing to compare with (only NULLs) mean the metric's kind that takes no argument."""
+    if word.argument is None or word.argument not in arguments:
+        return Metric(kind.metric, (column,), scale=scale)
+    argument = arguments[word.argument]
+    if Param.PATTERN in kind.params:
+        pattern = checked_regex(argument, f"{label}: arguments.{word.argument}")
+        return Metric(kind.metric, (column,), pattern=pattern, scale=scale)
+    values = checked_values(argument, f"{label}: {word.argument}")
+    plain = next((k for k, w in words if w.argument is None), None)
+    if not values and plain is not None:
+        return Metric(plain.metric, (column,), scale=scale)
+    return Metric(kind.metric, (column,), values=values, scale=scale)
 
 
-def _unit_scale(unit: Any, label: str, metric_name: str) -> Scale:
+def _unit_scale(unit: Any, label: str, metric_name: str, kind: Kind) -> Scale:
     if unit is None or str(unit).strip().lower() == "rows":
         return Scale.COUNT
     if str(unit).strip().lower() in ("percent", "%"):
-        if metric_name == "rowCount":
-            raise ContractValidationError(f"{label}: unit 'percent' does not apply to metric 'rowCount'")
+        if kind.value is not Value.ROWS:
+            raise ContractValidationError(f"{label}: unit 'percent' does not apply to metric '{metric_name}'")
         return Scale.PERCENT
     raise ContractValidationError(f"{label}: unit must be 'rows' or 'percent', got: {unit!r}")
 
@@ -228,6 +225,16 @@ def declared_column(ctx: RuleContext, name: str, label: str, field: str) -> str:
         f"(declared: {declared}); declare it or correct the name",
         key=field,
     )
+
+
+def read_option(param: Param, value: Any, label: str) -> Any:
+    """A check's option that fills a metric field of the same name (values, percentile, column_type), as
+    the metric holds it; the schema has checked its shape."""
+    if param is Param.VALUES:
+        return checked_values(value, f"{label}: values")
+    if param is Param.PERCENTILE:  # NaN passes the schema's 0–1 bounds
+        return finite_number(f"{label}: percentile", value, within=(0.0, 1.0))
+    return value
 
 
 def return_scale(check: Mapping[str, Any]) -> Scale:
@@ -266,24 +273,19 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
             f"and inside it ({', '.join(inside)}); keep one"
         )
     check: str = implementation["check"]
-    if check == "completeness":
+    kind, _ = CHECKS[Format.DQX][check]
+    if kind.value is Value.GAPS:
         name = raw.get("name") or _derived_name(ctx, check)
         return _completeness_rule(implementation, ctx, label, info, name=name, given=inside or ctx.lifted_operators)
     threshold = parse_threshold(label, inside or ctx.lifted_operators)
     column = implementation.get("column")
     column = declared_column(ctx, column, label, "implementation.column") if column else None
-    kind = DQX_CHECKS[check]
-    percentile = implementation.get("percentile")
-    if percentile is not None:  # NaN passes the schema's 0–1 bounds
-        percentile = finite_number(f"{label}: percentile", percentile, within=(0.0, 1.0))
-    metric = Metric(
-        kind,
-        (column,) if column else (),
-        values=checked_values(implementation["values"], f"{label}: values") if "values" in implementation else (),
-        percentile=percentile,
-        column_type=implementation.get("column_type"),
-        scale=return_scale(implementation),
-    )
+    fields = {
+        param.value: read_option(param, implementation[param.value], label)
+        for param in kind.params
+        if param.value in implementation
+    }
+    metric = Metric(kind.metric, (column,) if column else (), scale=return_scale(implementation), **fields)
     return MetricRule(
         name=raw.get("name") or _derived_name(ctx, check),
         origin=RuleOrigin.DQX,
@@ -331,16 +333,17 @@ def _completeness_rule(
 
 
 def completeness(fields: Mapping[str, Any], column: str) -> tuple[Metric, Threshold]:
-    """A completeness check's metric and bound, with dqlib's ``CompletenessCheck`` defaults (lookback_days
-    30, allow_future_gaps true, max_gap_count 0); the schemas have refused what dqlib refuses, in its words."""
+    """A completeness check's metric and bound, with dqlib's ``CompletenessCheck`` defaults (the options'
+    declared ones: lookback_days 30, allow_future_gaps true, max_gap_count 0); the schemas have refused
+    what dqlib refuses, in its words."""
     metric = Metric(
         MetricKind.MISSING_PARTITIONS,
         (column,),
         granularity=fields["granularity"],
-        lookback_days=int(fields.get("lookback_days", 30)),
-        allow_future_gaps=bool(fields.get("allow_future_gaps", True)),
+        lookback_days=int(fields.get(LOOKBACK_DAYS.name, LOOKBACK_DAYS.default)),
+        allow_future_gaps=bool(fields.get(ALLOW_FUTURE_GAPS.name, ALLOW_FUTURE_GAPS.default)),
     )
-    return metric, Threshold(Operator.LESS_OR_EQUAL, float(fields.get("max_gap_count", 0)))
+    return metric, Threshold(Operator.LESS_OR_EQUAL, float(fields.get(MAX_GAP_COUNT.name, MAX_GAP_COUNT.default)))
 
 
 def _implementation(raw: Any, label: str) -> Any:

@@ -32,6 +32,7 @@ from pyspark.sql import functions as F
 
 from dqx_gx.gx_private import order_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
+from dqx_gx.kinds.kind import Param
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
@@ -220,23 +221,7 @@ class KindAggregate(Aggregate):
     """The declared aggregate of a kind (``kind`` plus the metric's arguments); NULL when it cannot be measured."""
 
     metric_name = FIRST_PASS
-    value_keys: tuple[str, ...] = (
-        "kind",
-        "column",
-        "columns",
-        "values",
-        "pattern",
-        "percentile",
-        "column_type",
-        "constraint",
-        "value",
-        "aggregation",
-        "granularity",
-        "lookback_days",
-        "allow_future_gaps",
-        "reference",
-        "reference_columns",
-    )
+    value_keys: tuple[str, ...] = ("kind", "column", "columns", *(name for p in Param for name in p.arguments))
     result_type: str | None = None
     """The Spark type of the result; None: the kind's own."""
 

@@ -6,13 +6,15 @@ the declarations themselves. Importing this package imports neither Spark nor GX
 is ``dqx_gx.spark.kinds``.
 """
 
-from dqx_gx.kinds.catalog import CONSTRAINTS, KINDS, kind_of
+from dqx_gx.kinds.catalog import CHECKS, CONSTRAINTS, KINDS, LIBRARY, kind_of
 from dqx_gx.kinds.kind import Kind, TypeFamily, Value
 from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
 
 __all__ = [
+    "CHECKS",
     "CONSTRAINTS",
     "KINDS",
+    "LIBRARY",
     "Constraint",
     "ConstraintKind",
     "Kind",

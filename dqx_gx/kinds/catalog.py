@@ -26,6 +26,32 @@ from dqx_gx.kinds.kind import (
     TypeFamily,
     Value,
 )
+from dqx_gx.kinds.words import (
+    AGGREGATION,
+    CASE_SENSITIVE,
+    COLUMN,
+    COLUMN_TYPE,
+    COLUMNS,
+    COMPLETENESS_OPTIONS,
+    FLAGS,
+    FORMAT,
+    MAX_AGE_HOURS,
+    NATIVE_PERCENTILE,
+    NATIVE_VALUES,
+    PATTERN,
+    PERCENTILE,
+    RETURN,
+    TIMESTAMP_COLUMN,
+    VALIDATORS,
+    VALUES,
+    Check,
+    Example,
+    Format,
+    Library,
+    Option,
+    Place,
+    Words,
+)
 from dqx_gx.rules import partitions
 from dqx_gx.rules.metric import ConstraintKind, Metric, MetricKind, Scalar, declare_words
 
@@ -144,14 +170,37 @@ def _gaps_words(metric: Metric) -> str:
     )
 
 
+def _dqx(name: str, *takes: Option, needs: tuple[str, ...] = ()) -> Check:
+    """A DQX check of one column, named in an ODCS rule's ``implementation``."""
+    return Check(name, Format.DQX, (COLUMN, *takes), ("column", *needs))
+
+
+def _native(name: str, *takes: Option, needs: tuple[str, ...] = ()) -> Check:
+    """A check of a native column."""
+    return Check(name, Format.NATIVE_COLUMN, takes, needs)
+
+
+def _dqx_example(check: str, column: str, bound: str, *more: str) -> Example:
+    lines = "".join(f"\n  {line}" for line in (f"check: {check}", f"column: {column}", *more))
+    return Example(Place.QUALITY, f"type: custom\nengine: dqx\nimplementation:{lines}\n{bound}", column)
+
+
+def _native_example(check: str, column: str, name: str, *more: str) -> Example:
+    return Example(Place.NATIVE_COLUMN, "\n".join((f"type: {check}", f"name: {name}", *more)), column)
+
+
 def _statistic(
     expectation: str,
     metric: MetricKind,
     accepts: Accepts | Callable[[Metric], Accepts],
+    description: str,
+    examples: tuple[Example, ...],
+    *,
     marks: Marks | BatchOnly = WHOLE_BATCH,
     params: tuple[Param, ...] = (),
 ) -> Kind:
-    """A floating statistic of the column's non-null values."""
+    """A floating statistic of the column's non-null values, named alike in DQX and native checks."""
+    lengths = (COLUMN_TYPE,) if Param.COLUMN_TYPE in params else ()
     return Kind(
         metric,
         reads=f"{metric.value}({{columns}})",
@@ -159,6 +208,14 @@ def _statistic(
         value=Value.NUMBER,
         marks=marks,
         expectation=expectation,
+        words=Words(
+            description,
+            examples,
+            checks=(
+                _dqx(metric.value, *lengths, needs=tuple(o.name for o in lengths)),
+                _native(metric.value),
+            ),
+        ),
         params=params,
         shows_values=Param.COLUMN_TYPE not in params,
     )
@@ -168,21 +225,22 @@ KINDS: Mapping[MetricKind, Kind] = {
     kind.metric: kind
     for kind in (
         Kind(
-            MetricKind.NUM_ROWS,
-            reads="num_rows()",
-            accepts=ANY_TYPE,
-            value=Value.COUNT,
-            marks=WHOLE_BATCH,
-            expectation="expect_dqx_row_count",
-            arity=Arity.NONE,
-        ),
-        Kind(
             MetricKind.NULL_COUNT,
             reads="null_count({columns})",
             accepts=ANY_TYPE,
             value=Value.ROWS,
             marks=Marks("{columns} is NULL"),
             expectation="expect_dqx_null_count",
+            words=Words(
+                "Rows whose value is NULL.",
+                (
+                    Example(Place.QUALITY, "metric: nullValues\nmustBe: 0"),
+                    _dqx_example("missing", "status", "mustBeLessThan: 0.01", "return: pct"),
+                    _native_example("missing", "order_id", "order_id is always given", "equals: 0"),
+                ),
+                checks=(_dqx("missing", RETURN), _native("missing", RETURN)),
+                library=(Library("nullValues"), Library("missingValues")),
+            ),
         ),
         Kind(
             MetricKind.MISSING_COUNT,
@@ -191,7 +249,48 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             marks=Marks("{columns} is NULL or one of {values}"),
             expectation="expect_dqx_missing_count",
+            words=Words(
+                "Rows whose value is NULL or one of the values that stand for a missing one.",
+                (
+                    Example(
+                        Place.QUALITY,
+                        "metric: missingValues\narguments:\n  missingValues: ['', 'n/a']\nmustBeLessThan: 5\n"
+                        "unit: percent",
+                        "status",
+                    ),
+                ),
+                library=(Library("missingValues", "missingValues"),),
+            ),
             params=(Param.VALUES,),
+        ),
+        Kind(
+            MetricKind.DUPLICATE_COUNT,
+            reads="duplicate_count({columns})",
+            accepts=COMPARABLE,
+            value=Value.ROWS,
+            marks=Marks(_duplicated_words, Reach.KEY),
+            expectation="expect_dqx_duplicate_count",
+            words=Words(
+                "Rows minus distinct values (of one column, or of several columns together): NULL keys count "
+                "as duplicates.",
+                (
+                    Example(Place.QUALITY, "metric: duplicateValues\nmustBe: 0"),
+                    _dqx_example("duplicates", "customer_id", "mustBeLessOrEqualTo: 10"),
+                    _native_example("duplicates", "order_id", "order_id is unique", "equals: 0"),
+                    Example(
+                        Place.NATIVE_TABLE,
+                        "type: duplicates\nname: one row per customer and day\ncolumns: [customer_id, ordered_at]\n"
+                        "equals: 0",
+                    ),
+                ),
+                checks=(
+                    _dqx("duplicates", RETURN),
+                    _native("duplicates", RETURN),
+                    Check("duplicates", Format.NATIVE_TABLE, (COLUMNS, RETURN), ("columns",)),
+                ),
+                library=(Library("duplicateValues", "properties"),),
+            ),
+            arity=Arity.MANY,
         ),
         Kind(
             MetricKind.INVALID_COUNT,
@@ -200,6 +299,25 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             marks=Marks("{columns} is not one of {values}"),
             expectation="expect_dqx_invalid_count",
+            words=Words(
+                "Rows whose value is not one of the valid values (NULL is never valid).",
+                (
+                    Example(
+                        Place.QUALITY,
+                        "metric: invalidValues\narguments:\n  validValues: [open, shipped, closed]\nmustBe: 0",
+                        "status",
+                    ),
+                    _dqx_example("whitelist", "status", "mustBe: 0", "values: [open, shipped, closed]"),
+                    _native_example(
+                        "whitelist", "status", "known statuses only", "values: [open, shipped, closed]", "equals: 0"
+                    ),
+                ),
+                checks=(
+                    _dqx("whitelist", VALUES, RETURN, needs=("values",)),
+                    _native("whitelist", NATIVE_VALUES, RETURN, CASE_SENSITIVE, needs=("values",)),
+                ),
+                library=(Library("invalidValues", "validValues"),),
+            ),
             params=(Param.VALUES,),
         ),
         Kind(
@@ -209,6 +327,17 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             marks=Marks("{columns} is one of {values}"),
             expectation="expect_dqx_value_count",
+            words=Words(
+                "Rows whose value is one of the given values (NULL never matches).",
+                (
+                    _dqx_example("blacklist", "status", "mustBe: 0", "values: [test, dummy]"),
+                    _native_example("blacklist", "status", "no test orders", "values: [test, dummy]", "equals: 0"),
+                ),
+                checks=(
+                    _dqx("blacklist", VALUES, RETURN, needs=("values",)),
+                    _native("blacklist", NATIVE_VALUES, RETURN, CASE_SENSITIVE, needs=("values",)),
+                ),
+            ),
             params=(Param.VALUES,),
         ),
         Kind(
@@ -218,6 +347,16 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             marks=Marks("{columns} is NULL or does not match /{pattern}/"),
             expectation="expect_dqx_pattern_invalid_count",
+            words=Words(
+                "Rows whose value is NULL or does not match the pattern.",
+                (
+                    Example(
+                        Place.QUALITY,
+                        "metric: invalidValues\narguments:\n  pattern: '^ORD-[0-9]+$'\nmustBe: 0",
+                    ),
+                ),
+                library=(Library("invalidValues", "pattern"),),
+            ),
             params=(Param.PATTERN,),
         ),
         Kind(
@@ -227,16 +366,25 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             marks=Marks(_violation_row_words),
             expectation="expect_dqx_violation_count",
+            words=Words(
+                "Non-NULL rows breaking a value constraint: a length, a pattern or format, a bound, a multiple, "
+                "an item count or unique items.",
+                (
+                    Example(Place.PROPERTY, "logicalType: string\nlogicalTypeOptions:\n  maxLength: 12"),
+                    _native_example(
+                        "pattern", "order_id", "order ids look right", "pattern: '^ORD-[0-9]+$'", "equals: 0"
+                    ),
+                ),
+                checks=(
+                    Check(
+                        "pattern", Format.NATIVE_COLUMN, (PATTERN, FORMAT, FLAGS, RETURN), one_of=("pattern", "format")
+                    ),
+                ),
+                elsewhere="An ODCS property's logicalTypeOptions (minLength, maxLength, pattern, format, minimum, "
+                "maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems), each "
+                "a rule that no row breaks it.",
+            ),
             params=(Param.CONSTRAINT,),
-        ),
-        Kind(
-            MetricKind.DUPLICATE_COUNT,
-            reads="duplicate_count({columns})",
-            accepts=COMPARABLE,
-            value=Value.ROWS,
-            marks=Marks(_duplicated_words, Reach.KEY),
-            expectation="expect_dqx_duplicate_count",
-            arity=Arity.MANY,
         ),
         Kind(
             MetricKind.CARDINALITY,
@@ -245,6 +393,56 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.COUNT,
             marks=WHOLE_BATCH,
             expectation="expect_dqx_cardinality",
+            words=Words(
+                "The number of distinct non-NULL values.",
+                (
+                    _dqx_example("cardinality", "status", "mustBeLessOrEqualTo: 5"),
+                    _native_example("cardinality", "status", "a handful of statuses", "max: 5"),
+                ),
+                checks=(_dqx("cardinality"), _native("cardinality")),
+            ),
+        ),
+        _statistic(
+            "expect_dqx_min",
+            MetricKind.MIN,
+            NUMERIC_OR_BOOLEAN,
+            "The smallest non-NULL value; with a bound, each row below it is marked.",
+            (
+                _dqx_example("min", "amount", "mustBeGreaterOrEqualTo: 0"),
+                _native_example("min", "amount", "no negative amounts", "min: 0"),
+            ),
+            marks=BREAKS_THE_BOUND,
+        ),
+        _statistic(
+            "expect_dqx_max",
+            MetricKind.MAX,
+            NUMERIC_OR_BOOLEAN,
+            "The largest non-NULL value; with a bound, each row above it is marked.",
+            (
+                _dqx_example("max", "amount", "mustBeLessThan: 100000"),
+                _native_example("max", "amount", "amounts below 100k", "max: 100000"),
+            ),
+            marks=BREAKS_THE_BOUND,
+        ),
+        _statistic(
+            "expect_dqx_mean",
+            MetricKind.MEAN,
+            NUMERIC,
+            "The mean of the non-NULL values.",
+            (
+                _dqx_example("mean", "amount", "mustBeBetween: [10, 500]"),
+                _native_example("mean", "amount", "typical basket", "between: [10, 500]"),
+            ),
+        ),
+        _statistic(
+            "expect_dqx_sum",
+            MetricKind.SUM,
+            NUMERIC,
+            "The sum of the non-NULL values (exact for integers).",
+            (
+                _dqx_example("sum", "amount", "mustBeGreaterThan: 0"),
+                _native_example("sum", "amount", "some revenue", "min: 1"),
+            ),
         ),
         Kind(
             MetricKind.COUNT,
@@ -253,13 +451,35 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.COUNT,
             marks=WHOLE_BATCH,
             expectation="expect_dqx_count",
+            words=Words(
+                "The number of non-NULL values.",
+                (
+                    _dqx_example("count", "customer_id", "mustBeGreaterThan: 0"),
+                    _native_example("count", "customer_id", "some customers given", "min: 1"),
+                ),
+                checks=(_dqx("count"), _native("count")),
+            ),
         ),
-        _statistic("expect_dqx_min", MetricKind.MIN, NUMERIC_OR_BOOLEAN, marks=BREAKS_THE_BOUND),
-        _statistic("expect_dqx_max", MetricKind.MAX, NUMERIC_OR_BOOLEAN, marks=BREAKS_THE_BOUND),
-        _statistic("expect_dqx_mean", MetricKind.MEAN, NUMERIC),
-        _statistic("expect_dqx_sum", MetricKind.SUM, NUMERIC),
-        _statistic("expect_dqx_variance", MetricKind.VARIANCE, NUMERIC),
-        _statistic("expect_dqx_stddev", MetricKind.STDDEV, NUMERIC),
+        _statistic(
+            "expect_dqx_variance",
+            MetricKind.VARIANCE,
+            NUMERIC,
+            "The sample variance of the non-NULL values.",
+            (
+                _dqx_example("variance", "amount", "mustBeLessThan: 1000000"),
+                _native_example("variance", "amount", "amounts do not scatter", "max: 1000000"),
+            ),
+        ),
+        _statistic(
+            "expect_dqx_stddev",
+            MetricKind.STDDEV,
+            NUMERIC,
+            "The sample standard deviation of the non-NULL values.",
+            (
+                _dqx_example("stddev", "amount", "mustBeLessThan: 1000"),
+                _native_example("stddev", "amount", "amounts do not scatter", "max: 1000"),
+            ),
+        ),
         Kind(
             MetricKind.PERCENTILE,
             reads="percentile({columns}, {percentile})",
@@ -267,12 +487,83 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.NUMBER,
             marks=WHOLE_BATCH,
             expectation="expect_dqx_percentile",
+            words=Words(
+                "The exact percentile of the non-NULL values, interpolated between neighbours (0.5: the median).",
+                (
+                    _dqx_example("percentile", "amount", "mustBeLessThan: 2000", "percentile: 0.95"),
+                    _native_example("percentile", "amount", "p95 below 2000", "percentile: 0.95", "max: 2000"),
+                ),
+                checks=(
+                    _dqx("percentile", PERCENTILE, needs=("percentile",)),
+                    _native("percentile", NATIVE_PERCENTILE, needs=("percentile",)),
+                ),
+            ),
             params=(Param.PERCENTILE,),
             shows_values=True,
         ),
-        _statistic("expect_dqx_min_length", MetricKind.MIN_LENGTH, _lengths, params=(Param.COLUMN_TYPE,)),
-        _statistic("expect_dqx_max_length", MetricKind.MAX_LENGTH, _lengths, params=(Param.COLUMN_TYPE,)),
-        _statistic("expect_dqx_avg_length", MetricKind.AVG_LENGTH, _lengths, params=(Param.COLUMN_TYPE,)),
+        _statistic(
+            "expect_dqx_min_length",
+            MetricKind.MIN_LENGTH,
+            _lengths,
+            "The smallest length of the non-NULL values (characters, list items or map entries).",
+            (
+                _dqx_example("min_length", "order_id", "mustBeGreaterOrEqualTo: 5", "column_type: string"),
+                _native_example("min_length", "order_id", "ids are not cut", "min: 5"),
+            ),
+            params=(Param.COLUMN_TYPE,),
+        ),
+        _statistic(
+            "expect_dqx_max_length",
+            MetricKind.MAX_LENGTH,
+            _lengths,
+            "The largest length of the non-NULL values (characters, list items or map entries).",
+            (
+                _dqx_example("max_length", "order_id", "mustBeLessOrEqualTo: 12", "column_type: string"),
+                _native_example("max_length", "order_id", "ids fit the screen", "max: 12"),
+            ),
+            params=(Param.COLUMN_TYPE,),
+        ),
+        _statistic(
+            "expect_dqx_avg_length",
+            MetricKind.AVG_LENGTH,
+            _lengths,
+            "The mean length of the non-NULL values (characters, list items or map entries).",
+            (
+                _dqx_example("avg_length", "order_id", "mustBeBetween: [8, 12]", "column_type: string"),
+                _native_example("avg_length", "order_id", "ids are about 10 long", "between: [8, 12]"),
+            ),
+            params=(Param.COLUMN_TYPE,),
+        ),
+        Kind(
+            MetricKind.NUM_ROWS,
+            reads="num_rows()",
+            accepts=ANY_TYPE,
+            value=Value.COUNT,
+            marks=WHOLE_BATCH,
+            expectation="expect_dqx_row_count",
+            words=Words(
+                "The number of rows of the batch.",
+                (
+                    Example(Place.QUALITY, "metric: rowCount\nmustBeGreaterThan: 0"),
+                    Example(
+                        Place.QUALITY,
+                        "type: custom\nengine: dqx\nimplementation:\n  check: num_rows\nmustBeGreaterThan: 0",
+                    ),
+                    Example(Place.NATIVE_TABLE, "type: num_rows\nname: not empty\nmin: 1"),
+                ),
+                checks=(
+                    Check(
+                        "num_rows",
+                        Format.DQX,
+                        refuses=("column",),
+                        why="is table-level; remove 'column:' from its implementation",
+                    ),
+                    Check("num_rows", Format.NATIVE_TABLE),
+                ),
+                library=(Library("rowCount"),),
+            ),
+            arity=Arity.NONE,
+        ),
         Kind(
             MetricKind.FRESHNESS_HOURS,
             reads=_freshness_words,
@@ -280,6 +571,25 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.AGE,
             marks=WHOLE_BATCH,
             expectation="expect_dqx_freshness",
+            words=Words(
+                "Hours between the run's moment and the newest (or oldest) value of a date or timestamp column.",
+                (
+                    Example(
+                        Place.NATIVE_TABLE,
+                        "type: freshness\nname: fresh orders\ntimestamp_column: ordered_at\nmax_age_hours: 24",
+                    ),
+                ),
+                checks=(
+                    Check(
+                        "freshness",
+                        Format.NATIVE_TABLE,
+                        (MAX_AGE_HOURS, TIMESTAMP_COLUMN, AGGREGATION),
+                        ("max_age_hours", "timestamp_column"),
+                    ),
+                ),
+                elsewhere="The SLA: ODCS slaProperties (latency, with the element it reads) and the native "
+                "format's sla block (schedule and lag_hours) each give one freshness rule.",
+            ),
             params=(Param.AGGREGATION,),
             subject="freshness",
             shows_values=True,
@@ -291,6 +601,35 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.GAPS,
             marks=BatchOnly("a count of missing time partitions: a gap is the absence of rows"),
             expectation="expect_dqx_missing_partitions",
+            words=Words(
+                "Expected time partitions (hours, days, ISO weeks or months) of a window ending at the run's "
+                "moment that hold no row.",
+                (
+                    Example(
+                        Place.QUALITY,
+                        "type: custom\nengine: dqx\nimplementation:\n  check: completeness\n"
+                        "  partition_column: ordered_at\n  granularity: daily\n  lookback_days: 7",
+                        "ordered_at",
+                    ),
+                    Example(
+                        Place.NATIVE_TABLE,
+                        "type: completeness\nname: a partition every day\npartition_column: ordered_at\n"
+                        "granularity: daily\nlookback_days: 30\nmax_gap_count: 1",
+                    ),
+                ),
+                checks=(
+                    Check("completeness", Format.DQX, (*COMPLETENESS_OPTIONS, COLUMN), ("granularity",)),
+                    Check(
+                        "completeness",
+                        Format.NATIVE_TABLE,
+                        COMPLETENESS_OPTIONS,
+                        ("partition_column", "granularity"),
+                        refuses=VALIDATORS,
+                        why="passes with at most max_gap_count missing partitions; min, max, equals, between, "
+                        "not_between and tolerance do not apply",
+                    ),
+                ),
+            ),
             params=(Param.GRANULARITY, Param.LOOKBACK_DAYS, Param.ALLOW_FUTURE_GAPS),
             subject="completeness",
             shows_values=True,  # the missing periods it names are values of the column
@@ -302,6 +641,12 @@ KINDS: Mapping[MetricKind, Kind] = {
             value=Value.ROWS,
             marks=Marks(_unreferenced_words, Reach.REFERENCE),
             expectation="expect_dqx_missing_reference_count",
+            words=Words(
+                "Rows whose key (no column NULL) is no key of the referenced dataset: a broken foreign key.",
+                (Example(Place.PROPERTY, "relationships:\n  - to: customers.id", "customer_id"),),
+                elsewhere="An ODCS property's (or schema object's) relationships: one rule per relationship, "
+                "checked against the referenced dataset the run is given.",
+            ),
             arity=Arity.MANY,
             params=(Param.REFERENCE, Param.REFERENCE_COLUMNS),
             subject="foreign key",
@@ -313,6 +658,19 @@ KINDS: Mapping[MetricKind, Kind] = {
 def kind_of(metric: Metric | MetricKind) -> Kind:
     """The declaration of a metric's kind."""
     return KINDS[metric.kind if isinstance(metric, Metric) else metric]
+
+
+CHECKS: Mapping[Format, Mapping[str, tuple[Kind, Check]]] = {
+    format: {check.name: (kind, check) for kind in KINDS.values() if (check := kind.words.check(format))}
+    for format in Format
+}
+"""Every check name of each format, with its kind, in the order of the declarations."""
+
+LIBRARY: Mapping[str, tuple[tuple[Kind, Library], ...]] = {
+    name: tuple((kind, word) for kind in KINDS.values() for word in kind.words.library if word.metric == name)
+    for name in dict.fromkeys(word.metric for kind in KINDS.values() for word in kind.words.library)
+}
+"""Every ODCS library metric name and the kinds it computes (told apart by their ``argument``)."""
 
 
 declare_words({metric: kind.describe for metric, kind in KINDS.items()})

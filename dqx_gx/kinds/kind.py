@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from dqx_gx.kinds.words import Words
 from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
 
 
@@ -112,6 +113,11 @@ class Param(StrEnum):
     REFERENCE = "reference"
     REFERENCE_COLUMNS = "reference_columns"
 
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """The expectation arguments that carry it."""
+        return ("constraint", "value") if self is Param.CONSTRAINT else (self.value,)
+
 
 class Reach(StrEnum):
     """What a row mark looks at besides the row itself."""
@@ -158,6 +164,8 @@ class Kind:
     """The rows the rule counts (row-level kinds), or why there are none."""
     expectation: str
     """The GX expectation type that suites store it as (stable: stored suites name it)."""
+    words: Words
+    """How contracts name it (checks, their options, ODCS library metrics), what it is for, an example."""
     arity: Arity = Arity.ONE
     params: tuple[Param, ...] = ()
     subject: str | None = None
@@ -199,7 +207,7 @@ class Kind:
         """The names :meth:`arguments` gives, in order."""
         names = {Arity.NONE: (), Arity.ONE: ("column",), Arity.MANY: ("columns",)}[self.arity]
         for param in self.params:
-            names += ("constraint", "value") if param is Param.CONSTRAINT else (param.value,)
+            names += param.arguments
         return (*names, "scale") if self.value is Value.ROWS else names
 
     def arguments(self, metric: Metric) -> dict[str, Any]:
