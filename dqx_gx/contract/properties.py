@@ -270,8 +270,9 @@ def _required_rule(prop: Property, where: str, declared_by: str) -> MetricRule:
 
 
 def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule | SkippedRule]:
-    """The valid-value list as a rule: every value is one of them (NULL too counts as invalid,
-    as with ``invalidValues``; SPEC §3). P1, like the other value constraints."""
+    """The valid-value list as a rule: every non-NULL value is one of them. A schema constraint like
+    ``minimum``: NULLs are what ``required`` is about, unlike the ``invalidValues`` metric (SPEC §3). P1, like
+    the other value constraints."""
     if prop.valid_values is None:
         return
     name = f"{prop.name} is one of its enum values"
@@ -286,7 +287,7 @@ def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule | SkippedRule]
         return
     yield MetricRule(
         **_declared(prop, f"{where}.enum", name, SchemaCheck.ENUM, severity="P1", dimension="conformity"),
-        metric=Metric(MetricKind.INVALID_COUNT, (prop.column,), values=prop.valid_values),
+        metric=Metric(MetricKind.UNLISTED_COUNT, (prop.column,), values=prop.valid_values),
         threshold=_NO_VIOLATIONS,
         sources=(f"{pointer(where)}/{prop.valid_values_at}",),
     )

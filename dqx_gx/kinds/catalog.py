@@ -341,6 +341,28 @@ KINDS: Mapping[MetricKind, Kind] = {
             params=(Param.VALUES,),
         ),
         Kind(
+            MetricKind.UNLISTED_COUNT,
+            reads="count_if({columns} is not NULL and not in {values})",
+            accepts=SINGLE_VALUES,
+            value=Value.ROWS,
+            marks=Marks("{columns} is not one of {values}"),
+            expectation="expect_dqx_unlisted_count",
+            words=Words(
+                "Non-NULL rows whose value is not one of a property's enum values (NULLs are what 'required' is "
+                "about).",
+                (
+                    Example(
+                        Place.PROPERTY,
+                        "customProperties:\n  - property: enum\n    value: [open, shipped, closed]",
+                        "status",
+                    ),
+                ),
+                elsewhere="An ODCS property's enum (ODCS 3.2 `enum: [{value: …}]`, or datacontract-cli's `enum` "
+                "custom property), a rule that no value lies outside it.",
+            ),
+            params=(Param.VALUES,),
+        ),
+        Kind(
             MetricKind.PATTERN_INVALID_COUNT,
             reads="num_rows() - count_matching({columns}, /{pattern}/)",
             accepts=TEXT_VALUES,

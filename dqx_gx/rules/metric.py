@@ -26,6 +26,8 @@ class MetricKind(StrEnum):
     """Rows whose value is not in the valid set; NULL is never valid."""
     COUNT_VALUES = "count_values"
     """Rows whose value is in the set; NULL never matches."""
+    UNLISTED_COUNT = "unlisted_count"
+    """Non-NULL rows whose value is not in the set: a property's ``enum`` (NULLs are ``required``'s business)."""
     PATTERN_INVALID_COUNT = "pattern_invalid_count"
     """Rows that are NULL or do not match the pattern."""
     DUPLICATE_COUNT = "duplicate_count"

@@ -159,6 +159,12 @@ def _is_in(on: On) -> Column:
     return X.is_in(on.column, on.field, on.metric.values)
 
 
+def _unlisted(on: On) -> Column:
+    """A non-NULL value outside the set; never NULL itself (``IN`` with a value that does not cast to the
+    column's type is NULL for a value outside the rest: outside)."""
+    return on.column.isNotNull() & ~X.counted(_is_in(on))
+
+
 def _distinct(on: On) -> Column:
     """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count)."""
     return F.count_distinct(on.column if len(on.columns) == 1 else F.struct(*on.columns))
@@ -244,6 +250,7 @@ SPARK: Mapping[MetricKind, SparkKind] = {
         lambda on: X.num_rows() - X.count_if(_is_in(on)), lambda on: ~X.counted(_is_in(on))
     ),
     MetricKind.COUNT_VALUES: SparkKind(lambda on: X.count_if(_is_in(on)), lambda on: X.counted(_is_in(on))),
+    MetricKind.UNLISTED_COUNT: SparkKind(lambda on: X.count_if(_unlisted(on)), _unlisted),
     MetricKind.PATTERN_INVALID_COUNT: SparkKind(
         lambda on: X.num_rows() - X.count_if(X.matches(on.column, str(on.metric.pattern))),
         lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),

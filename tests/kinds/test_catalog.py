@@ -17,6 +17,7 @@ EXAMPLE_METRICS = {
     MetricKind.MISSING_COUNT: Metric(MetricKind.MISSING_COUNT, ("a",), values=("", "n/a"), scale=Scale.PERCENT),
     MetricKind.INVALID_COUNT: Metric(MetricKind.INVALID_COUNT, ("a",), values=(1, 2.5, True)),
     MetricKind.COUNT_VALUES: Metric(MetricKind.COUNT_VALUES, ("a",), values=("x",), scale=Scale.FRACTION),
+    MetricKind.UNLISTED_COUNT: Metric(MetricKind.UNLISTED_COUNT, ("a",), values=("x", "y")),
     MetricKind.PATTERN_INVALID_COUNT: Metric(MetricKind.PATTERN_INVALID_COUNT, ("a",), pattern="^[a-z]+$"),
     MetricKind.DUPLICATE_COUNT: Metric(MetricKind.DUPLICATE_COUNT, ("a", "b")),
     MetricKind.VIOLATION_COUNT: Metric(
@@ -89,6 +90,7 @@ def test_only_row_counts_are_scaled() -> None:
         MetricKind.MISSING_COUNT,
         MetricKind.INVALID_COUNT,
         MetricKind.COUNT_VALUES,
+        MetricKind.UNLISTED_COUNT,
         MetricKind.PATTERN_INVALID_COUNT,
         MetricKind.DUPLICATE_COUNT,
         MetricKind.VIOLATION_COUNT,
