@@ -1,4 +1,5 @@
-"""The ``dqx-gx`` command: validate data against a contract, translate a contract into a GX project, lint.
+"""The ``dqx-gx`` command: validate data against a contract, translate a contract into a GX project, lint,
+draft a contract from data.
 
 Exit codes: 0 success (for ``validate``: no P0 rule failed), 1 the run is critical
 (a P0 rule failed), 2 a contract, input or usage error (a message, no traceback
@@ -224,6 +225,12 @@ def _translate(args: argparse.Namespace) -> int:
                 )
     print(f"GX project: {Path(args.gx_dir).resolve() / 'gx'}")
     return EXIT_OK
+
+
+def _draft(args: argparse.Namespace) -> int:
+    from dqx_gx.draft.command import run_draft
+
+    return run_draft(args, _parse_pairs(args.conf, "--conf"))
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -524,19 +531,7 @@ def _parser() -> argparse.ArgumentParser:
         help="format of --valid and --quarantine (default parquet; csv writes nested columns as JSON text)",
     )
     validate.add_argument("--overwrite", action="store_true", help="replace an existing --valid or --quarantine output")
-    validate.add_argument(
-        "--master",
-        metavar="URL",
-        help="Spark master: local[N], spark://host:port, yarn, k8s://... (default: local[*])",
-    )
-    validate.add_argument(
-        "--remote",
-        metavar="sc://HOST:PORT",
-        help="run on a Spark Connect server (default: $SPARK_REMOTE when set; needs the dqx-gx[connect] extra)",
-    )
-    validate.add_argument(
-        "--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration setting (repeatable)"
-    )
+    _spark_options(validate)
     validate.set_defaults(handler=_validate)
 
     translate = commands.add_parser(
@@ -565,6 +560,12 @@ def _parser() -> argparse.ArgumentParser:
     from dqx_gx.coverage.command import add_command as add_coverage
 
     add_coverage(commands, [verbosity])
+
+    from dqx_gx.draft.command import add_draft
+
+    draft = add_draft(commands, [verbosity])
+    _spark_options(draft)
+    draft.set_defaults(handler=_draft)
     return parser
 
 
@@ -576,6 +577,22 @@ class _Version(argparse.Action):
 
         print(f"{parser.prog} {version('dqx-gx')}")
         parser.exit()
+
+
+def _spark_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--master",
+        metavar="URL",
+        help="Spark master: local[N], spark://host:port, yarn, k8s://... (default: local[*])",
+    )
+    command.add_argument(
+        "--remote",
+        metavar="sc://HOST:PORT",
+        help="run on a Spark Connect server (default: $SPARK_REMOTE when set; needs the dqx-gx[connect] extra)",
+    )
+    command.add_argument(
+        "--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration setting (repeatable)"
+    )
 
 
 def _allow_sql(command: argparse.ArgumentParser) -> None:

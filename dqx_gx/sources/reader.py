@@ -62,13 +62,20 @@ def read_data(
 
 
 def read_located(
-    spark: SparkSession, located: Located, contract: Contract | None = None, merge_schema: bool | None = None
+    spark: SparkSession,
+    located: Located,
+    contract: Contract | None = None,
+    merge_schema: bool | None = None,
+    *,
+    infer_types: bool = False,
 ) -> DataFrame:
-    """Read what :func:`~dqx_gx.sources.locate.locate` found (see :func:`read_data`)."""
+    """Read what :func:`~dqx_gx.sources.locate.locate` found (see :func:`read_data`). ``infer_types``:
+    Spark infers CSV and JSON types from the text (``inferSchema``), for a caller with no contract to
+    cast to (``dqx-gx draft``)."""
     location = located.location
     if isinstance(location, Table):
         return _table(spark, location.name, located.label)
-    frame = _files(spark, location, located.label, merge_schema)
+    frame = _files(spark, location, located.label, merge_schema, infer_types)
     if location.format == "csv" and contract is not None:
         _check_header(frame.columns, [p.column for p in contract.properties], located.label)
     if contract is not None and location.format in UNTYPED:
@@ -135,9 +142,9 @@ def _table(spark: SparkSession, name: str, label: str) -> DataFrame:
     return frame
 
 
-def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | None) -> DataFrame:
+def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | None, infer_types: bool) -> DataFrame:
     fmt = files.format or ""
-    reader = _reader(spark, files, merge_schema)
+    reader = _reader(spark, files, merge_schema, infer_types)
     try:
         frame = reader.load(files.path)
         columns = frame.columns
@@ -211,15 +218,15 @@ def _check_header(columns: Sequence[str], declared: Sequence[str], label: str) -
             )
 
 
-def _reader(spark: SparkSession, files: Files, merge_schema: bool | None) -> DataFrameReader:
+def _reader(spark: SparkSession, files: Files, merge_schema: bool | None, infer_types: bool) -> DataFrameReader:
     fmt = files.format or ""
     reader = spark.read.format(fmt)
     if fmt == "csv":
-        reader = reader.option("header", str(files.header).lower()).option("inferSchema", "false")
+        reader = reader.option("header", str(files.header).lower()).option("inferSchema", str(infer_types).lower())
         if files.delimiter:
             reader = reader.option("sep", files.delimiter)
     if fmt == "json":
-        reader = reader.option("primitivesAsString", "true")
+        reader = reader.option("primitivesAsString", str(not infer_types).lower())
         if files.delimiter == "array":
             reader = reader.option("multiLine", "true")
     if files.encoding and fmt in UNTYPED:
