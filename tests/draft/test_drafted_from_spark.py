@@ -36,6 +36,7 @@ from dqx_gx.draft.document import DraftOptions, to_yaml
 from dqx_gx.draft.drafting import draft_contract
 from dqx_gx.draft.profile import profile
 from tests.conftest import EXAMPLES
+from tests.docs import DOCS, code_blocks, section
 from tests.rows.test_samples import jobs
 
 NOW = "2026-11-22T12:00:00Z"
@@ -259,8 +260,10 @@ def test_a_second_narrow_query_only_for_columns_that_qualify(spark: SparkSession
     frame = spark.range(2_000).select(
         F.col("id"), (F.col("id") % 3).cast("string").alias("s"), (F.col("id") % 10).alias("k")
     )
+    said: list[str] = []
     with jobs(spark, "draft-two") as drafted_jobs:
-        measured = profile(frame, max_values=20)
+        measured = profile(frame, max_values=20, progress=said.append)
+    assert said == ["measuring 3 columns in one pass", "checking 1 possible key(s) exactly and 1 value set(s)"]
     with jobs(spark, "hand-first") as first_jobs:
         frame.agg(F.count(F.lit(1)), F.min("id"), F.approx_count_distinct("id")).first()
     with jobs(spark, "hand-second") as second_jobs:
@@ -276,3 +279,10 @@ def test_a_sample_reads_that_fraction_and_estimates_the_rows(spark: SparkSession
     assert measured.estimated_rows == round(measured.rows / 0.1)
     assert profile(frame, max_values=20, sample=0.1) == measured  # a fixed seed: the same rows again
     assert profile(frame, max_values=20, sample=1.0).sample is None
+
+
+def test_the_example_in_the_docs_is_the_draft_of_the_example_data(spark: SparkSession) -> None:
+    (shown,) = code_blocks(section((DOCS / "draft.md").read_text(), "Example"), "yaml")
+    frame = spark.read.parquet(str(EXAMPLES / "orders" / "data" / "good.parquet"))
+    options = DraftOptions(name="orders", source="--data examples/orders/data/good.parquet (parquet)")
+    assert to_yaml(draft_contract(frame, options)) == shown
