@@ -92,3 +92,22 @@ def test_csv_types_are_inferred_from_the_text_and_said_so(
     ]
     code, out, _ = run(capsys, "validate", str(contract), "--data", str(data), "--now", NOW)
     assert code == 0 and " 0 failed" in out.splitlines()[-1]
+
+
+def test_help_names_every_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "draft", "--help")
+    assert code == 0 and out.startswith("usage: dqx-gx draft")
+    for option in (
+        "--data",
+        "--table",
+        "--format",
+        "--name",
+        "--output",
+        "--overwrite",
+        "--max-values",
+        "--sample",
+        "--severity",
+        "--master",
+    ):
+        assert option in out
+    assert "row count ± 50 %" in " ".join(out.split())
