@@ -126,7 +126,8 @@ def test_a_misspelt_flag_or_command_names_the_nearest(capsys: pytest.CaptureFixt
     assert err.splitlines()[-1] == f"dqx-gx: error: unrecognized arguments: --dta {GOOD}; did you mean --data?"
     code, _, err = run(capsys, "valdate", ORDERS)
     assert err.splitlines()[-1] == (
-        "dqx-gx: error: argument COMMAND: invalid choice: 'valdate' (choose from 'validate', 'translate', 'lint'); "
+        "dqx-gx: error: argument COMMAND: invalid choice: 'valdate' (choose from 'validate', 'translate', 'lint', "
+        "'coverage', 'draft'); "
         "did you mean validate?"
     )
 
