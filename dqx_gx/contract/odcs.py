@@ -258,7 +258,7 @@ def _contract(
     text_rules: list[TextRule] = []
     notes: list[str] = []
     refused = found.paths()
-    for rule_path, raw, prop, nested in _rules_with_owner(obj, path, properties):
+    for rule_path, raw, prop, (nested, items) in _rules_with_owner(obj, path, properties):
         if any(p == rule_path or p.startswith((f"{rule_path}.", f"{rule_path}[")) for p in refused):
             continue  # the schema check already said what is wrong with it
         if rule_path in lifted:
@@ -269,6 +269,7 @@ def _contract(
             columns=columns,
             schema_label=f"{path} {obj.get('name')!r}",
             nested=nested,
+            items=items,
             lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
         )
         with found.collecting(rule_path):
@@ -353,29 +354,33 @@ def _named_columns(
         yield from _named_columns(prop.properties, (name, column))
 
 
-def _rules_with_owner(
-    obj: Mapping[str, Any], path: str, properties: tuple[Property, ...]
-) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
+_Owned = tuple[str, Mapping[str, Any], Property | None, tuple[bool, bool]]
+"""A quality rule's path, text and property, and whether it sits inside array elements / on an array's items."""
+
+
+def _rules_with_owner(obj: Mapping[str, Any], path: str, properties: tuple[Property, ...]) -> Iterator[_Owned]:
     """Quality rules in contract order: schema level, then each property's. A struct field's rules are
-    owned by the field, addressed by its path; those inside arrays and maps are flagged."""
+    owned by the field, addressed by its path; those on an array's items are measured on its elements,
+    those deeper inside arrays and maps are flagged."""
     for j, raw in enumerate(obj.get("quality") or []):
-        yield f"{path}.quality[{j}]", raw, None, False
+        yield f"{path}.quality[{j}]", raw, None, (False, False)
     for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
         yield from _owned_rules(raw_prop, prop, f"{path}.properties[{k}]")
 
 
 def _owned_rules(
-    raw: Mapping[str, Any], prop: Property, path: str, *, in_array: bool = False
-) -> Iterator[tuple[str, Mapping[str, Any], Property | None, bool]]:
+    raw: Mapping[str, Any], prop: Property, path: str, *, in_array: bool = False, on_items: bool = False
+) -> Iterator[_Owned]:
     for j, rule in enumerate(raw.get("quality") or []):
         if isinstance(rule, dict):
-            yield f"{path}.quality[{j}]", rule, prop, in_array
+            yield f"{path}.quality[{j}]", rule, prop, (in_array and not on_items, on_items)
     children = raw["properties"] if isinstance(raw.get("properties"), list) else []
     for k, (raw_child, child) in enumerate(zip(children, prop.properties, strict=True)):
         field = replace(child, name=f"{prop.name}.{child.name}", column=f"{prop.column}.{child.column}")
         yield from _owned_rules(raw_child, field, f"{path}.properties[{k}]", in_array=in_array)
     if isinstance(raw.get("items"), dict) and prop.items is not None:
-        yield from _owned_rules(raw["items"], replace(prop.items, column=prop.column), f"{path}.items", in_array=True)
+        items = replace(prop.items, name=f"{prop.name}[*]", column=prop.column)
+        yield from _owned_rules(raw["items"], items, f"{path}.items", in_array=True, on_items=not in_array)
 
 
 def _concerns(entry: Mapping[str, Any], table_names: frozenset[str], other_names: frozenset[str]) -> bool:

@@ -168,8 +168,9 @@ def schema_rules(properties: tuple[Property, ...], collection: str, found: Probl
 
 
 def _nested_rules(parent: Property, where: str, *, ancestors_required: bool, in_array: bool = False) -> Iterator[Rule]:
-    """The declarations of a struct's fields, checked by path (``address.zip``); inside an array they
-    are SKIPPED with the reason. Their types are part of the parent's type rule."""
+    """The declarations of a struct's fields, checked by path (``address.zip``), and of an array's items,
+    checked on every element; inside an array's elements they are SKIPPED with the reason. Their types are
+    part of the parent's type rule."""
     children = [(f"{where}.properties[{k}]", child) for k, child in enumerate(parent.properties)]
     if parent.items is not None:
         children.append((f"{where}.items", parent.items))
@@ -178,16 +179,39 @@ def _nested_rules(parent: Property, where: str, *, ancestors_required: bool, in_
         inside = in_array or is_item
         prop = replace(
             child,
-            name=parent.name if is_item else f"{parent.name}.{child.name}",
+            name=f"{parent.name}[*]" if is_item else f"{parent.name}.{child.name}",
             column=parent.column if is_item else f"{parent.column}.{child.column}",
         )
         if not is_item:
             yield from _nested_declarations(prop, child_where, ancestors_required=ancestors_required, in_array=inside)
-        elif prop.required or prop.unique or prop.logical_type_options or prop.valid_values:
-            yield _skipped_nested(prop, child_where, "declarations", "array elements are not checked yet")
+        elif in_array and (prop.required or prop.unique or prop.logical_type_options or prop.valid_values):
+            yield _skipped_nested(prop, child_where, "declarations", "items of arrays inside arrays are not checked")
+        elif not in_array:
+            yield from _item_rules(prop, child_where)
         yield from _nested_rules(
             prop, child_where, ancestors_required=ancestors_required and child.required, in_array=inside
         )
+
+
+def _item_rules(prop: Property, where: str) -> Iterator[Rule]:
+    """An array's ``items`` declarations, each checked on every element: a row breaks one when any element
+    does (SPEC §3, §5). ``unique`` items are the array's ``uniqueItems``: no element repeats within a row."""
+    if prop.required:
+        yield _on_items(_required_rule(prop, where, "required"))
+    if prop.unique:
+        (unique,) = _option_rules(replace(prop, logical_type_options=MappingProxyType({"uniqueItems": True})), where)
+        yield replace(
+            unique,
+            id=f"{where}.unique",
+            name=f"{prop.name} is unique within its array",
+            sources=(under(pointer(where), "unique"),),
+        )
+    for rule in (*_option_rules(prop, where), *_enum_rule(prop, where)):
+        yield _on_items(rule) if isinstance(rule, MetricRule) else rule
+
+
+def _on_items(rule: MetricRule) -> MetricRule:
+    return replace(rule, metric=replace(rule.metric, items=True))
 
 
 def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool, in_array: bool) -> Iterator[Rule]:

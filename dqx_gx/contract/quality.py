@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -18,7 +18,7 @@ from dqx_gx.contract.model import Property, TextRule, skipped
 from dqx_gx.contract.properties import checked_regex, checked_values
 from dqx_gx.contract.source import parse_yaml_fragment
 from dqx_gx.errors import ContractValidationError
-from dqx_gx.kinds import CHECKS, LIBRARY, Kind, Metric, MetricKind, Scale, Value
+from dqx_gx.kinds import CHECKS, KINDS, LIBRARY, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Arity, Param
 from dqx_gx.kinds.words import ALLOW_FUTURE_GAPS, LOOKBACK_DAYS, MAX_GAP_COUNT, Format, Library
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
@@ -42,12 +42,34 @@ class RuleContext:
     """How messages name the schema object (``schema[0] 'orders'``)."""
     nested: bool = False
     """Inside an array's elements (struct fields are not nested here: they are addressed by path)."""
+    items: bool = False
+    """On the items of an array (``items.quality``): measured on every element, a row counting when any does."""
     lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
 
 
 def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
     """The rule one ODCS quality entry (already schema-valid) declares."""
+    parsed = _quality_rule(raw, ctx)
+    if not ctx.items or not isinstance(parsed, MetricRule):
+        return parsed
+    if KINDS[parsed.metric.kind].on_items:
+        return replace(parsed, metric=replace(parsed.metric, items=True))
+    return _skip(
+        f"Quality rule '{parsed.name}'",
+        {
+            "id": parsed.id,
+            "severity": parsed.severity,
+            "dimension": parsed.dimension,
+            "description": parsed.description,
+        },
+        parsed.name,
+        parsed.origin,
+        f"{parsed.expression()} is not a count of rows each judged alone, so it cannot be measured on array items",
+    )
+
+
+def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
     kind = raw.get("type") or ("library" if "metric" in raw else None)
     name = raw.get("name")
     label = f"Quality rule '{name or ctx.path}'"

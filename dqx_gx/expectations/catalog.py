@@ -46,11 +46,17 @@ _ARGUMENT_TYPES: dict[str, Any] = {
     "reference": str,
     "reference_columns": list[str],
     "scale": str,
+    "items": bool,
     "now": Instant,
 }
 """The expectation field type of every argument a kind may take (see ``Kind.arguments``)."""
 
-_ARGUMENT_DEFAULTS: dict[str, Any] = {"aggregation": "max", "scale": "count", "allow_future_gaps": True}
+_ARGUMENT_DEFAULTS: dict[str, Any] = {
+    "aggregation": "max",
+    "scale": "count",
+    "allow_future_gaps": True,
+    "items": False,
+}
 
 
 class KindExpectation(DqxExpectation):

@@ -39,7 +39,7 @@ from dqx_gx.rules.threshold import Interval
 from dqx_gx.sources.untyped import uncast_count
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
-from dqx_gx.spark.kinds import On, Pass, spark_of
+from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 
 BATCH_SCHEMA = "dqx.batch_schema"
@@ -239,7 +239,7 @@ class KindAggregate(Aggregate):
 
     @classmethod
     def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
-        return spark_of(kind).aggregate(on)
+        return count_of(kind, on)
 
     @classmethod
     def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:

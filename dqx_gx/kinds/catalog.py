@@ -25,6 +25,7 @@ from dqx_gx.kinds.kind import (
     Reach,
     TypeFamily,
     Value,
+    columns_text,
 )
 from dqx_gx.kinds.words import (
     AGGREGATION,
@@ -120,12 +121,12 @@ CONSTRAINTS: Mapping[ConstraintKind, ConstraintCheck] = {
 def _violation_words(metric: Metric) -> str:
     assert metric.constraint is not None
     check = CONSTRAINTS[metric.constraint.kind]
-    return f"count_if({check.describe(', '.join(metric.columns), metric.constraint.value)})"
+    return f"count_if({check.describe(columns_text(metric), metric.constraint.value)})"
 
 
 def _violation_row_words(metric: Metric) -> str:
     assert metric.constraint is not None
-    return CONSTRAINTS[metric.constraint.kind].describe(", ".join(metric.columns), metric.constraint.value)
+    return CONSTRAINTS[metric.constraint.kind].describe(columns_text(metric), metric.constraint.value)
 
 
 def _violation_accepts(metric: Metric) -> Accepts:

@@ -208,7 +208,13 @@ class Kind:
         names = {Arity.NONE: (), Arity.ONE: ("column",), Arity.MANY: ("columns",)}[self.arity]
         for param in self.params:
             names += param.arguments
-        return (*names, "scale") if self.value is Value.ROWS else names
+        names = (*names, "scale") if self.value is Value.ROWS else names
+        return (*names, "items") if self.on_items else names
+
+    @property
+    def on_items(self) -> bool:
+        """A count of rows each judged alone, so it may judge a row by its array's elements instead."""
+        return self.value is Value.ROWS and isinstance(self.marks, Marks) and self.marks.reach is Reach.ROW
 
     def arguments(self, metric: Metric) -> dict[str, Any]:
         """The expectation arguments that carry ``metric`` (columns, the kind's params, the scale)."""
@@ -226,6 +232,8 @@ class Kind:
                 arguments[param.value] = list(value) if isinstance(value, tuple) else value
         if self.value is Value.ROWS:
             arguments["scale"] = metric.scale.value
+        if self.on_items:
+            arguments["items"] = metric.items
         return arguments
 
     def metric_of(self, arguments: Mapping[str, Any]) -> Metric:
@@ -242,7 +250,8 @@ class Kind:
             else:
                 value = arguments[param.value]
                 fields[param.value] = tuple(value) if isinstance(value, list) else value
-        return Metric(self.metric, columns, scale=Scale(arguments.get("scale", Scale.COUNT)), **fields)
+        scale = Scale(arguments.get("scale", Scale.COUNT))
+        return Metric(self.metric, columns, scale=scale, items=bool(arguments.get("items", False)), **fields)
 
 
 @dataclass(frozen=True)
@@ -269,11 +278,16 @@ def fill(words: str | Callable[[Metric], str], metric: Metric) -> str:
     if callable(words):
         return words(metric)
     return words.format(
-        columns=", ".join(metric.columns),
+        columns=columns_text(metric),
         values=values_text(metric.values),
         pattern=metric.pattern,
         percentile=metric.percentile,
     )
+
+
+def columns_text(metric: Metric) -> str:
+    """The metric's columns as expressions show them; ``tags[*]`` for the items of an array."""
+    return ", ".join(f"{column}[*]" if metric.items else column for column in metric.columns)
 
 
 def values_text(values: tuple[Scalar, ...], limit: int = 6) -> str:

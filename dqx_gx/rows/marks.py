@@ -16,7 +16,7 @@ from dqx_gx.kinds.kind import Marks, Reach, fill
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.sources.untyped import UNCAST, uncast_mark
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
-from dqx_gx.spark.kinds import On, spark_of
+from dqx_gx.spark.kinds import On, marks_of
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 
 
@@ -143,9 +143,7 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
             found = F.coalesce(F.col(flag), F.lit(False))
         on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
         message = fill(row_rule.marks.reads, on.metric)
-        predicate = spark_of(row_rule.kind).predicate
-        assert predicate is not None  # a row-level kind
-        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, predicate(on), message))
+        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, marks_of(row_rule.kind, on), message))
     return Marked(frame, tuple(checks), tuple(hidden))
 
 

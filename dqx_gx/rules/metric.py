@@ -111,6 +111,8 @@ class Metric:
     reference_columns: tuple[str, ...] = ()
     """Foreign keys only: the referenced dataset's key columns, paired with ``columns``."""
     scale: Scale = Scale.COUNT
+    items: bool = False
+    """Measured on each element of an array column (ODCS ``items``): a row counts when any element does."""
 
     @property
     def column(self) -> str | None:

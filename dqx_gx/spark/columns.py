@@ -146,6 +146,11 @@ def families_within(data_type: DataType) -> frozenset[TypeFamily]:
 
 
 def type_problem(kind: Kind, metric: Metric, field: StructField) -> str | None:
-    """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types."""
+    """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types; on array
+    items, on the type of the elements."""
     dt = field.dataType
+    if metric.items:
+        if not isinstance(dt, ArrayType):
+            return f"{kind.describe(metric)} is on array items; {field.name!r} is {type_text(dt)}"
+        dt = dt.elementType
     return kind.type_problem(metric, family(dt), families_within(dt), f"{field.name!r} is {type_text(dt)}")

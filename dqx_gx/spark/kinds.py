@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import reduce
@@ -285,3 +285,31 @@ SPARK: Mapping[MetricKind, SparkKind] = {
     ),
 }
 """Every kind's Spark half, by the kind's name; ``tests/kinds`` holds it to :data:`dqx_gx.kinds.KINDS`."""
+
+
+def count_of(kind: Kind, on: On) -> Column:
+    """The kind's aggregate; on array items, the rows with at least one element its predicate marks."""
+    spark = spark_of(kind)
+    if not on.metric.items:
+        return spark.aggregate(on)
+    return X.count_if(_any_element(spark, on))
+
+
+def marks_of(kind: Kind, on: On) -> Column:
+    """The kind's row predicate; on array items, true where at least one element is marked (SPEC §5)."""
+    spark = spark_of(kind)
+    assert spark.predicate is not None  # a row-level kind
+    return _any_element(spark, on) if on.metric.items else spark.predicate(on)
+
+
+def _any_element(spark: SparkKind, on: On) -> Column:
+    """``exists(array, element -> predicate)``: one expression per row, never NULL (a NULL array has no
+    element that breaks the rule)."""
+    assert spark.predicate is not None and isinstance(on.field.dataType, T.ArrayType)
+    element = StructField(on.field.name, on.field.dataType.elementType, True)
+    predicate = spark.predicate
+
+    def breaks(value: Column) -> Column:
+        return X.counted(predicate(replace(on, fields=(element,), columns=(value,))))
+
+    return X.counted(F.exists(on.column, breaks))

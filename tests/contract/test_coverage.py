@@ -216,12 +216,12 @@ def test_declarations_inside_arrays_follow_the_loader() -> None:
         (COLUMN_TYPE_EXPECTATION, "tags has type array<string>")
     ]
     required = at(report, "/schema/0/properties/0/items/required")
-    assert (required.status, required.reason) == (
-        "skipped",
-        "declarations of 'tags': array elements are not checked yet",
+    assert (required.status, checks(required)) == (
+        "enforced",
+        [("expect_dqx_null_count", "tags[*] has no nulls (required)")],
     )
     rule = at(report, "/schema/0/properties/0/items/quality/0")
-    assert rule.status == "skipped" and rule.reason
+    assert (rule.status, checks(rule)) == ("enforced", [("expect_dqx_null_count", "tags[*] nullValues")])
 
 
 def test_a_foreign_key_is_enforced_only_with_its_reference() -> None:

@@ -12,7 +12,7 @@ from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.cli import main
-from dqx_gx.rows.gate import WARNINGS, annotate_rows
+from dqx_gx.rows.gate import ERRORS, WARNINGS, annotate_rows
 from dqx_gx.run.results import RuleResult
 from tests.documents import odcs_document
 
@@ -74,6 +74,65 @@ def test_an_enum_of_null_alone_is_skipped_saying_so() -> None:
         "its enum lists only null: there is no value to compare with (NULLs are what 'required' is about)"
     )
     assert messages == [f"schema[0].properties[0] (property 'c'): {rule.reason}; skipping"]
+
+
+# --- array items ---------------------------------------------------------------------------------------
+
+TAGS = {
+    "name": "tags",
+    "logicalType": "array",
+    "items": {
+        "logicalType": "string",
+        "required": True,
+        "logicalTypeOptions": {"maxLength": 3},
+        "customProperties": [{"property": "enum", "value": ["a", "bb", "ccc"]}],
+        "quality": [
+            {
+                "name": "no empty tag",
+                "metric": "invalidValues",
+                "arguments": {"validValues": ["a", "bb"]},
+                "mustBeLessThan": 3,
+            }
+        ],
+    },
+}
+
+
+def test_array_items_are_checked_on_every_element(spark: SparkSession) -> None:
+    """SPEC §3/§5: a row breaks an items rule when any element does; NULL elements are NULL values."""
+    contract, messages = load([{"name": "t", "properties": [TAGS]}])
+    assert messages == []
+    rules = {r.id: r for r in contract.rules}
+    assert rules["schema[0].properties[0].items.required"].expression() == "null_count(tags[*]) = 0"
+    assert rules["schema[0].properties[0].items.logicalTypeOptions.maxLength"].expression() == (
+        "count_if(length(tags[*]) > 3) = 0"
+    )
+    frame = spark.createDataFrame(
+        [(["a", "bb"],), (["a", None],), (["dddd"],), (["zz", "zz"],), (None,), ([],)], "tags array<string>"
+    )
+    run = run_contract(contract, frame, now=NOW)
+    observed = {
+        r.rule.id.removeprefix("schema[0].properties[0].items."): (r.assertion.status, r.observed)
+        for r in run.rule_results
+    }
+    assert observed == {
+        "schema[0].properties[0].logicalType": ("PASSED", "array<string>"),
+        "required": ("FAILED", 1),  # ['a', None]
+        "logicalTypeOptions.maxLength": ("FAILED", 1),  # ['dddd']
+        "enum": ("FAILED", 2),  # ['dddd'], ['zz', 'zz']; the NULL element is no enum violation
+        "quality[0]": ("FAILED", 3),  # invalidValues: NULL is invalid too: ['a', None], ['dddd'], ['zz', 'zz']
+    }
+    marked = {
+        tuple(row["tags"] or ()): sorted(w["rule"] for w in (row[ERRORS] or []) + (row[WARNINGS] or []))
+        for row in annotate_rows(contract, frame, now=NOW).collect()
+        if row["tags"]
+    }
+    assert marked == {
+        ("a", "bb"): [],
+        ("a", None): ["no empty tag", "tags[*] has no nulls (required)"],
+        ("dddd",): ["no empty tag", "tags[*] is one of its enum values", "tags[*] maxLength 3"],
+        ("zz", "zz"): ["no empty tag", "tags[*] is one of its enum values"],
+    }
 
 
 # --- struct fields by path -----------------------------------------------------------------------------

@@ -434,7 +434,7 @@ def test_rule_without_type_or_metric_is_skipped() -> None:
     assert [r.name for r in contract.skipped_rules] == ["vague"]
 
 
-def test_struct_field_rule_runs_by_path_and_array_element_rule_is_skipped() -> None:
+def test_struct_field_rule_runs_by_path_array_items_rule_on_every_element() -> None:
     doc = base()
     doc["schema"][0]["properties"] = [
         {
@@ -451,13 +451,41 @@ def test_struct_field_rule_runs_by_path_and_array_element_rule_is_skipped() -> N
         {
             "name": "tags",
             "logicalType": "array",
-            "items": {"logicalType": "string", "quality": [{"name": "t", "metric": "nullValues", "mustBe": 0}]},
+            "items": {
+                "logicalType": "string",
+                "quality": [
+                    {"name": "t", "metric": "nullValues", "mustBe": 0},
+                    {"name": "d", "metric": "duplicateValues", "mustBe": 0},
+                ],
+            },
+        },
+        {
+            "name": "lines",
+            "logicalType": "array",
+            "items": {
+                "logicalType": "object",
+                "properties": [
+                    {
+                        "name": "sku",
+                        "logicalType": "string",
+                        "quality": [{"name": "s", "metric": "nullValues", "mustBe": 0}],
+                    }
+                ],
+            },
         },
     ]
-    with pytest.warns(ContractWarning, match=r"quality rules inside array elements are not executed yet"):
+    with pytest.warns(ContractWarning) as caught:
         contract = load_one(doc)
     assert rule_named(contract, "c").expression() == "null_count(address.city) = 0"
-    assert [r.id for r in contract.skipped_rules] == ["schema[0].properties[1].items.quality[0]"]
+    assert rule_named(contract, "t").expression() == "null_count(tags[*]) = 0"
+    skipped = {r.id: r.reason for r in contract.skipped_rules}
+    assert skipped == {
+        "schema[0].properties[1].items.quality[1]": (
+            "duplicate_count(tags) = 0 is not a count of rows each judged alone, so it cannot be measured on array items"
+        ),
+        "schema[0].properties[2].items.properties[0].quality[0]": "quality rules inside array elements are not executed yet",
+    }
+    assert len(caught) == 2
 
 
 # --- type: custom, engine: greatExpectations ----------------------------------------------------------------

@@ -93,11 +93,16 @@ def every_row_level_kind() -> Contract:
                 {"name": "weird pattern", "metric": "invalidValues", "arguments": {"pattern": "^[a-z]+$"}, "mustBe": 0}
             ],
         },
-        {"name": "code", "logicalType": "string", "logicalTypeOptions": {"maxLength": 3}},
+        {
+            "name": "code",
+            "logicalType": "string",
+            "logicalTypeOptions": {"maxLength": 3},
+            "customProperties": [{"property": "enum", "value": ["AB1", "CD34"]}],
+        },
         {
             "name": "tags",
             "logicalType": "array",
-            "items": {"logicalType": "string"},
+            "items": {"logicalType": "string", "logicalTypeOptions": {"pattern": "^[a-y]$"}},
             "logicalTypeOptions": {"uniqueItems": True, "maxItems": 2},
         },
         {"name": "day", "logicalType": "date"},
