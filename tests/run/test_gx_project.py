@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 import dqx_gx  # noqa: F401 - what a GX user imports before loading the project
 from dqx_gx import Contract, ContractWarning, load_contracts
 from dqx_gx.cli import main
+from dqx_gx.expectations import measured_at
 from tests.conftest import EXAMPLES, ROOT
 from tests.expectations.test_orders_contract import NOW
 
@@ -83,9 +84,8 @@ def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(
     project = committed_copy(tmp_path)
     context = gx.get_context(mode="file", project_root_dir=str(project))
     frame = spark.read.parquet(str(EXAMPLES / "orders" / "data" / "bad.parquet"))
-    result = context.checkpoints.get("orders_contract.orders_tbl").run(
-        batch_parameters={"dataframe": frame}, expectation_parameters={"now": NOW}
-    )
+    with measured_at(NOW):
+        result = context.checkpoints.get("orders_contract.orders_tbl").run(batch_parameters={"dataframe": frame})
     assert not result.success
     (suite_result,) = result.run_results.values()
     assert suite_result.statistics["evaluated_expectations"] == 20
