@@ -86,7 +86,6 @@ def _validate(args: argparse.Namespace) -> int:
     if args.data_docs and not args.gx_dir:
         raise InputError("--data-docs needs --gx-dir: data docs are built into a GX file project")
     moment = run_moment(_parse_now(args.now) if args.now else None)
-    notify = _parse_notify(args)
     result_date = _parse_date(args.date) if args.date else None
     tags = _parse_pairs(args.tag, "--tag")
     if args.samples < 0:
@@ -131,7 +130,7 @@ def _validate(args: argparse.Namespace) -> int:
         "data_docs": args.data_docs,
         "allow_sql": args.allow_sql,
         "samples": args.samples,
-        "notify": notify,
+        "notify": args.notify or [],
         "notify_on": args.notify_on,
     }
     import dqx_gx.run  # noqa: F401  GX's import turns on logging.captureWarnings: not inside _reported_warnings
@@ -209,7 +208,6 @@ def _translate(args: argparse.Namespace) -> int:
     from dqx_gx.expectations import build_suite
     from dqx_gx.run.artifacts import install
 
-    notify = _parse_notify(args)
     context = _file_context(args.gx_dir)
     for source in args.contracts:
         with _reported_warnings(args.verbose):
@@ -223,7 +221,9 @@ def _translate(args: argparse.Namespace) -> int:
                     document, [(index, contract)], allow_sql=args.allow_sql, references=(), not_built=build.skipped
                 )
                 build.suite.meta["dqx"]["coverage"] = covered.compact()  # what the data docs show beside the suite
-                artifacts = install(context, contract, build, data_docs=True, notify=notify, notify_on=args.notify_on)
+                artifacts = install(
+                    context, contract, build, data_docs=True, notify=args.notify or [], notify_on=args.notify_on
+                )
                 print(
                     f"{contract.check_name}: suite {artifacts.suite.name!r} "
                     f"({len(artifacts.suite.expectations)} expectations), checkpoint {artifacts.checkpoint.name!r}"
@@ -606,6 +606,7 @@ def _notify(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--notify",
         action="append",
+        type=_notify_target,
         metavar="KIND:TARGET",
         help="send one alert per run through GX's actions: slack:URL, teams:URL, webhook:URL or email:ADDRESS; "
         "a target may be env:NAME, read when the checkpoint runs (repeatable)",
@@ -618,11 +619,11 @@ def _notify(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _parse_notify(args: argparse.Namespace) -> list[Target]:
+def _notify_target(text: str) -> Target:
     try:
-        return [parse_target(text) for text in args.notify or []]
+        return parse_target(text)
     except ValueError as exc:
-        raise InputError(str(exc)) from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _allow_sql(command: argparse.ArgumentParser) -> None:

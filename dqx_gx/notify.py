@@ -42,22 +42,20 @@ def parse_target(text: str) -> Target:
     """``KIND:TARGET`` → Target; ValueError with the one-line reason."""
     kind, _, value = text.partition(":")
     if kind not in KINDS:
-        raise ValueError(f"--notify {text!r}: the kind is one of {', '.join(KINDS)} (e.g. slack:https://hooks...)")
+        raise ValueError(f"{text!r}: the kind is one of {', '.join(KINDS)} (e.g. slack:https://hooks...)")
     if not value:
-        raise ValueError(f"--notify {text!r}: give the target after '{kind}:' (a URL, an address, or env:NAME)")
+        raise ValueError(f"{text!r}: give the target after '{kind}:' (a URL, an address, or env:NAME)")
     if value.startswith("env:"):
         if not _ENV.fullmatch(value):
-            raise ValueError(f"--notify {text!r}: env: takes an environment variable name (env:SLACK_WEBHOOK)")
+            raise ValueError(f"{text!r}: env: takes an environment variable name (env:SLACK_WEBHOOK)")
     elif kind == "email" and not re.fullmatch(r"[^@\s,]+@[^@\s,]+", value):
-        raise ValueError(f"--notify {text!r}: not an email address")
+        raise ValueError(f"{text!r}: not an email address")
     elif kind != "email" and not re.match(r"https?://", value):
-        raise ValueError(f"--notify {text!r}: a {kind} target is an http(s):// URL or env:NAME")
+        raise ValueError(f"{text!r}: a {kind} target is an http(s):// URL or env:NAME")
     return Target(kind, value)
 
 
-def fires(outcome: Outcome, notify_on: str) -> bool:
+def fires(outcome: Outcome, notify_on: NotifyOn) -> bool:
     """Whether a run with this verdict alerts: ``rejected`` only on rejected runs, ``warnings`` also on
     passed_with_warnings, ``always`` on every run."""
-    if notify_on not in NOTIFY_ON:
-        raise ValueError(f"notify_on {notify_on!r}: one of {', '.join(NOTIFY_ON)}")
     return notify_on == "always" or outcome == "rejected" or (notify_on == "warnings" and outcome != "passed")

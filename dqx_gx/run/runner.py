@@ -15,7 +15,7 @@ from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
-from dqx_gx.notify import NotifyOn, Target, fires, parse_target
+from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
 from dqx_gx.rows.choices import DEFAULT_SAMPLES
 from dqx_gx.rows.samples import Samples, failed_row_samples
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -103,7 +103,8 @@ def run_contract(
     """
     moment = run_moment(now)
     targets = [t if isinstance(t, Target) else parse_target(t) for t in notify]
-    fires("passed", notify_on)  # a wrong word stops here, before the run
+    if notify_on not in NOTIFY_ON:
+        raise ValueError(f"notify_on={notify_on!r}: one of {', '.join(NOTIFY_ON)}")
     key = key or ResultKey(moment.date(), {})
     if strict_schema:
         _require_declared_schema(contract, Columns.of(dataframe))

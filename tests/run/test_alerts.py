@@ -174,15 +174,17 @@ def test_the_command_takes_notify_and_refuses_a_bad_target(
     assert code == 1
     assert received.on("/cli")[0]["verdict"] == "rejected"
     for bad_target, message in (
-        ("pager:http://x", "--notify 'pager:http://x': the kind is one of slack, teams, webhook, email"),
-        ("slack:hooks.slack.com", "--notify 'slack:hooks.slack.com': a slack target is an http(s):// URL or env:NAME"),
-        ("email:nobody", "--notify 'email:nobody': not an email address"),
+        ("pager:http://x", "'pager:http://x': the kind is one of slack, teams, webhook, email"),
+        ("slack:hooks.slack.com", "'slack:hooks.slack.com': a slack target is an http(s):// URL or env:NAME"),
+        ("email:nobody", "'email:nobody': not an email address"),
     ):
         capsys.readouterr()
         with pytest.raises(SystemExit) as exit_:
             main(["validate", ORDERS, "--data", BAD, "--notify", bad_target])
         assert exit_.value.code == 2
-        assert capsys.readouterr().err.splitlines()[-1].startswith(f"error: {message}")
+        assert (
+            capsys.readouterr().err.splitlines()[-1].startswith(f"dqx-gx validate: error: argument --notify: {message}")
+        )
 
 
 def test_email_goes_through_a_local_smtp_server(
