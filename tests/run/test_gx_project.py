@@ -56,8 +56,12 @@ def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) ->
         "plugins/custom_data_docs/styles/data_docs_custom_styles.css",
         "validation_definitions/Clickstream Events Contract.events.json",
     ]
-    # the project names GX's own site backend, not the atomic one dqx-gx writes through meanwhile
-    assert "module_name" not in (tmp_path / "new" / "gx" / "great_expectations.yml").read_text()
+    # the project names GX's own site backend, not the atomic one dqx-gx writes through meanwhile; the one
+    # module it names is dqx-gx's, for the expectations store, so that opening the project registers dqx-gx
+    config = (tmp_path / "new" / "gx" / "great_expectations.yml").read_text()
+    assert [line.strip() for line in config.splitlines() if "module_name" in line] == [
+        "module_name: dqx_gx.expectations.store"
+    ]
 
 
 def test_translating_again_touches_no_file_and_every_file_has_the_umask_mode(tmp_path: Path) -> None:
