@@ -20,6 +20,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from dqx_gx.notify import NOTIFY_ON, Target, parse_target
 from dqx_gx.rows.choices import DEFAULT_SAMPLES, WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.session import SparkStartError, Starting, configure_logging, target
@@ -129,6 +130,8 @@ def _validate(args: argparse.Namespace) -> int:
         "data_docs": args.data_docs,
         "allow_sql": args.allow_sql,
         "samples": args.samples,
+        "notify": args.notify or [],
+        "notify_on": args.notify_on,
     }
     import dqx_gx.run  # noqa: F401  GX's import turns on logging.captureWarnings: not inside _reported_warnings
 
@@ -218,7 +221,9 @@ def _translate(args: argparse.Namespace) -> int:
                     document, [(index, contract)], allow_sql=args.allow_sql, references=(), not_built=build.skipped
                 )
                 build.suite.meta["dqx"]["coverage"] = covered.compact()  # what the data docs show beside the suite
-                artifacts = install(context, contract, build, data_docs=True)
+                artifacts = install(
+                    context, contract, build, data_docs=True, notify=args.notify or [], notify_on=args.notify_on
+                )
                 print(
                     f"{contract.check_name}: suite {artifacts.suite.name!r} "
                     f"({len(artifacts.suite.expectations)} expectations), checkpoint {artifacts.checkpoint.name!r}"
@@ -508,6 +513,7 @@ def _parser() -> argparse.ArgumentParser:
         help="stop with an error on a missing column, a type mismatch or NULLs in a required column",
     )
     _allow_sql(validate)
+    _notify(validate)
     validate.add_argument(
         "--samples",
         type=int,
@@ -545,6 +551,7 @@ def _parser() -> argparse.ArgumentParser:
     translate.add_argument("--schema", metavar="NAME", help="only this schema object (of a contract with several)")
     translate.add_argument("--gx-dir", required=True, metavar="DIR", help="the GX project's root directory")
     _allow_sql(translate)
+    _notify(translate)
     translate.set_defaults(handler=_translate)
 
     lint = commands.add_parser(
@@ -593,6 +600,30 @@ def _spark_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration setting (repeatable)"
     )
+
+
+def _notify(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--notify",
+        action="append",
+        type=_notify_target,
+        metavar="KIND:TARGET",
+        help="send one alert per run through GX's actions: slack:URL, teams:URL, webhook:URL or email:ADDRESS; "
+        "a target may be env:NAME, read when the checkpoint runs (repeatable)",
+    )
+    command.add_argument(
+        "--notify-on",
+        choices=NOTIFY_ON,
+        default="rejected",
+        help="which verdicts alert: rejected (default), warnings (also passed_with_warnings), always",
+    )
+
+
+def _notify_target(text: str) -> Target:
+    try:
+        return parse_target(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _allow_sql(command: argparse.ArgumentParser) -> None:

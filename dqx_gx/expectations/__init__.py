@@ -6,15 +6,17 @@ run after that import.
 """
 
 from dqx_gx.expectations import catalog, guard, metrics
-from dqx_gx.expectations.suite import NOW_PARAMETER, SuiteBuild, build_suite, expectation_suite, suite_name
+from dqx_gx.expectations.moment import NOW_EXPRESSION, measured_at
+from dqx_gx.expectations.suite import SuiteBuild, build_suite, expectation_suite, suite_name
 
 __all__ = [
-    "NOW_PARAMETER",
+    "NOW_EXPRESSION",
     "SuiteBuild",
     "build_suite",
     "catalog",
     "expectation_suite",
     "guard",
+    "measured_at",
     "metrics",
     "suite_name",
 ]

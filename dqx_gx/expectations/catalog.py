@@ -18,17 +18,19 @@ from great_expectations.core.suite_parameters import SuiteParameterDict
 
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
 from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
+from dqx_gx.expectations.moment import instant
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rules import partitions
 from dqx_gx.rules.rule import DataType
-from dqx_gx.rules.timestamps import as_utc, epoch_micros
+from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.spark.columns import type_problem, type_text
 from dqx_gx.spark.kinds import Pass, spark_of
 from dqx_gx.spark.types import type_mismatch
 
 Scalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]  # noqa: UP007 - pydantic v1 needs typing.Union
-Instant = Union[datetime, date, SuiteParameterDict]  # type: ignore[type-arg]  # noqa: UP007 - pydantic v1
+# text first: GX's now() arrives as wall-clock text, which pydantic would otherwise read as a UTC datetime
+Instant = Union[StrictStr, datetime, date, SuiteParameterDict]  # type: ignore[type-arg]  # noqa: UP007 - pydantic v1
 
 _ARGUMENT_TYPES: dict[str, Any] = {
     "column": str,
@@ -96,7 +98,7 @@ class KindExpectation(DqxExpectation):
             if problem := type_problem(self.kind, metric, field):
                 return Unmeasured(problem)
         if self.kind.value.needs_now and self.moment() is None:
-            return Unmeasured("'now' was not given at run time (expectation parameter 'now')")
+            return Unmeasured(f"'now' gives no moment to measure from: {getattr(self, 'now', None)!r}")
         raw = metrics[measured(self.kind, metric)[0]]
         if isinstance(raw, dict) and "error" in raw:  # a referenced dataset missing or not comparable
             return Unmeasured(raw["error"])
@@ -121,10 +123,9 @@ class KindExpectation(DqxExpectation):
             case _:  # Value.AGE
                 return self.age(raw, metric)
 
-    def moment(self) -> datetime | date | None:
-        """The run-time parameter ``now``, once GX has filled it in."""
-        now = getattr(self, "now", None)
-        return now if isinstance(now, datetime | date) else None
+    def moment(self) -> datetime | None:
+        """The UTC moment of this run (:mod:`dqx_gx.expectations.moment`), once GX has filled in ``now``."""
+        return instant(getattr(self, "now", None))
 
     def age(self, newest: Any, metric: Metric) -> Observation:
         """Hours between the run-time parameter ``now`` and the measured instant (epoch microseconds, UTC)."""
@@ -141,7 +142,7 @@ class KindExpectation(DqxExpectation):
         now = self.moment()
         assert now is not None and metric.granularity is not None and metric.lookback_days is not None
         granularity = partitions.Granularity(metric.granularity)
-        span = partitions.window(as_utc(now), granularity, metric.lookback_days)
+        span = partitions.window(now, granularity, metric.lookback_days)
         present = (partitions.from_micros(start) for start in starts)
         missing = partitions.missing_partitions(span, present, allow_future_gaps=metric.allow_future_gaps)
         shown = [partitions.partition_text(p, granularity) for p in missing[: partitions.SHOWN_MISSING]]

@@ -24,15 +24,13 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
+from dqx_gx.expectations.moment import NOW_EXPRESSION
 from dqx_gx.gx_private import expectations_equal
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.opt_in import opted_out
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.sql_guard import checked_query, unfilled_placeholder, unfilled_reason
 from dqx_gx.rules.threshold import Threshold
-
-NOW_PARAMETER = "now"
-"""The expectation parameter that carries "now" into freshness checks at run time."""
 
 GxSeverity = Literal["critical", "warning", "info"]
 
@@ -135,7 +133,7 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
     kind = kind_of(rule.metric)
     kwargs = {**common, **_bounds(rule.threshold), **kind.arguments(rule.metric)}
     if kind.value.needs_now:
-        kwargs["now"] = {"$PARAMETER": NOW_PARAMETER}
+        kwargs["now"] = {"$PARAMETER": NOW_EXPRESSION}
     return EXPECTATIONS[kind.metric](**kwargs)
 
 

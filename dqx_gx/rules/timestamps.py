@@ -25,3 +25,15 @@ def run_moment(now: str | date | datetime | None = None) -> datetime:
 def epoch_micros(value: str | date | datetime) -> int:
     delta = as_utc(value) - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_local_wall_clock(value: datetime, *, now: datetime | None = None) -> datetime:
+    """The UTC instant of a naive wall-clock time of this machine's zone that has just passed.
+
+    GX's own ``now()`` is such a value. In the hour a clock is set back, one wall-clock time names two
+    instants an hour apart; the one meant is the later that is not after ``now`` (default: the current
+    time), so the machine's zone cannot move a measurement by an hour."""
+    now = now or datetime.now(UTC)
+    candidates = sorted({value.replace(tzinfo=None, fold=fold).astimezone(UTC) for fold in (0, 1)})
+    passed = [instant for instant in candidates if instant <= now]
+    return passed[-1] if passed else candidates[0]

@@ -6,24 +6,30 @@ contract twice into a file project changes nothing on disk.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import great_expectations as gx
 from great_expectations.checkpoint import UpdateDataDocsAction
 from great_expectations.core.batch_definition import BatchDefinition
-from great_expectations.data_context import AbstractDataContext
+from great_expectations.data_context import AbstractDataContext, FileDataContext
 from great_expectations.data_context.types.base import ProgressBarsConfig
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import DataContextError
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.errors import warn_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.guard import DqxGuardAction
 from dqx_gx.expectations.suite import SuiteBuild, rule_id
 from dqx_gx.gx_private import add_spark_datasource, atomic_writes, registered_expectation_types
+from dqx_gx.notify import NotifyOn, Target
+from dqx_gx.run.alerts import alert_actions
 
 DATASOURCE = "dqx_gx_spark"
+STORE = "dqx_gx.expectations.store"
+GX_STORES = "great_expectations.data_context.store"
 BATCH_DEFINITION = "whole_dataframe"
 Stored = TypeVar("Stored", gx.ExpectationSuite, gx.ValidationDefinition, gx.Checkpoint)
 
@@ -49,7 +55,15 @@ def ephemeral_context() -> AbstractDataContext:
     return quiet_context(gx.get_context(mode="ephemeral"))
 
 
-def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild, *, data_docs: bool) -> Artifacts:
+def install(
+    context: AbstractDataContext,
+    contract: Contract,
+    build: SuiteBuild,
+    *,
+    data_docs: bool,
+    notify: Sequence[Target] = (),
+    notify_on: NotifyOn = "rejected",
+) -> Artifacts:
     """Add (or update in place) everything a checkpoint run of ``contract`` needs.
 
     GX's ``add_or_update`` methods cascade (checkpoint → validation definition →
@@ -57,11 +71,20 @@ def install(context: AbstractDataContext, contract: Contract, build: SuiteBuild,
     writes each object once through the context's stores instead. It builds no docs, so the sites
     keep their configuration, which GX saves with the project when the datasource is added.
     """
+    registers_on_open(context)
     with atomic_writes(context, sites=False):
-        return _install(context, contract, build, data_docs=data_docs)
+        return _install(context, contract, build, data_docs=data_docs, notify=notify, notify_on=notify_on)
 
 
-def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild, *, data_docs: bool) -> Artifacts:
+def _install(
+    context: AbstractDataContext,
+    contract: Contract,
+    build: SuiteBuild,
+    *,
+    data_docs: bool,
+    notify: Sequence[Target],
+    notify_on: NotifyOn,
+) -> Artifacts:
     batch_definition = _batch_definition(context, contract.dataset)
     suite = _store_suite(context, build.suite)
     validation = _store_validation(context, suite, batch_definition)
@@ -73,10 +96,31 @@ def _install(context: AbstractDataContext, contract: Contract, build: SuiteBuild
     ]
     if data_docs:
         actions.append(UpdateDataDocsAction(name="update_data_docs"))
+    actions += alert_actions(
+        list(notify), notify_on, contract=contract.check_name, dataset=contract.dataset, skipped=len(build.skipped)
+    )
     checkpoint = gx.Checkpoint(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=RESULT_FORMAT
     )
     return Artifacts(suite, _store_checkpoint(context, checkpoint))
+
+
+def registers_on_open(context: AbstractDataContext) -> None:
+    """Make a file project import dqx-gx whenever it is opened (:mod:`dqx_gx.expectations.store`), so
+    its suites load on any GX platform; a project whose expectations store is not GX's keeps it. It saves
+    the project's configuration: never inside a data docs swap (:func:`~dqx_gx.run.docs.dqx_data_docs`)."""
+    if not isinstance(context, FileDataContext):
+        return
+    store = context.config.stores[context.expectations_store_name]
+    if store.get("class_name") != "ExpectationsStore" or store.get("module_name", GX_STORES) not in (GX_STORES, STORE):
+        warn_contract(
+            f"the GX project's expectations store is {store.get('module_name', GX_STORES)}.{store.get('class_name')}: "
+            f"a process opening the project must `import dqx_gx` before it reads a suite (see docs/platforms.md)"
+        )
+        return
+    if store.get("module_name") != STORE:
+        store["module_name"] = STORE
+        context.variables.save()
 
 
 def _batch_definition(context: AbstractDataContext, asset_name: str) -> BatchDefinition[Any]:

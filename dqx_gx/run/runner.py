@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -11,8 +12,10 @@ from great_expectations.core.run_identifier import RunIdentifier
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
-from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite, rule_id
+from dqx_gx.expectations.moment import measured_at
+from dqx_gx.expectations.suite import build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
+from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
 from dqx_gx.rows.choices import DEFAULT_SAMPLES
 from dqx_gx.rows.samples import Samples, failed_row_samples
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -73,6 +76,8 @@ def run_contract(
     allow_sql: bool = False,
     samples: int = DEFAULT_SAMPLES,
     references: References | None = None,
+    notify: Sequence[str | Target] = (),
+    notify_on: NotifyOn = "rejected",
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
@@ -90,10 +95,16 @@ def run_contract(
     as ``***``, and recorded in the GX validation result (and its data docs) too. ``references`` gives
     the datasets the contract's foreign keys refer to, by the name the contract uses (``to:
     customers.id`` → ``{"customers": frame}``); a foreign key whose dataset is not given is SKIPPED.
+    ``notify`` sends one alert per run (``"slack:URL"``, ``"teams:URL"``, ``"webhook:URL"``,
+    ``"email:ADDRESS"``; a target may be ``env:NAME``) when the verdict is ``notify_on``: ``rejected``,
+    ``warnings`` (also passed_with_warnings) or ``always``; an unreachable target is a ContractWarning.
 
     The caller's DataFrame is neither cached nor modified.
     """
     moment = run_moment(now)
+    targets = [t if isinstance(t, Target) else parse_target(t) for t in notify]
+    if notify_on not in NOTIFY_ON:
+        raise ValueError(f"notify_on={notify_on!r}: one of {', '.join(NOTIFY_ON)}")
     key = key or ResultKey(moment.date(), {})
     if strict_schema:
         _require_declared_schema(contract, Columns.of(dataframe))
@@ -102,14 +113,10 @@ def run_contract(
     context = context or ephemeral_context()
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
     # before the docs swap: GX saves the project's configuration when install adds the datasource
-    artifacts = install(context, contract, build, data_docs=data_docs)
+    artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
     # a file project never holds half a suite, result or docs page; its docs say what dqx-gx says
-    with atomic_writes(context), dqx_data_docs(context), references_given(references):
-        checkpoint_result = artifacts.checkpoint.run(
-            batch_parameters={"dataframe": dataframe},
-            expectation_parameters={NOW_PARAMETER: moment},
-            run_id=run_id,
-        )
+    with atomic_writes(context), dqx_data_docs(context), references_given(references), measured_at(moment):
+        checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
     failing = {r.rule.id: r.marked_rows for r in results if r.assertion.status == "FAILED" and r.marked_rows}

@@ -12,6 +12,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from dqx_gx import Contract, ContractWarning, run_contract, split_rows
+from dqx_gx.expectations import measured_at
 from dqx_gx.rows import WARNINGS
 from dqx_gx.run.results import RuleResult
 from tests.documents import odcs_document
@@ -161,7 +162,8 @@ def test_a_stored_suite_run_without_the_dataset_fails_saying_so(spark: SparkSess
     frame = orders(spark)
     run = run_contract(load(), frame, now=NOW, context=context, references={"customers": customers(spark)})
     checkpoint = context.checkpoints.get(run.checkpoint_result.checkpoint_config.name)
-    again = checkpoint.run(batch_parameters={"dataframe": frame}, expectation_parameters={"now": NOW})
+    with measured_at(NOW):
+        again = checkpoint.run(batch_parameters={"dataframe": frame})
     (suite_result,) = again.run_results.values()
     found = next(
         r for r in suite_result.results if r.expectation_config and r.expectation_config.meta["dqx"]["rule_id"] == RULE

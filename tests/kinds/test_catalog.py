@@ -119,7 +119,7 @@ def test_each_kind_is_one_registered_gx_expectation(metric: MetricKind) -> None:
     built = expectation(
         rule="r",
         **kind.arguments(example(metric)),
-        **({"now": {"$PARAMETER": "now"}} if kind.value.needs_now else {}),
+        **({"now": {"$PARAMETER": "now()"}} if kind.value.needs_now else {}),
     )
     assert built.metric == example(metric)
     suite = gx.ExpectationSuite(name="s", expectations=[built])

@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 import dqx_gx  # noqa: F401 - what a GX user imports before loading the project
 from dqx_gx import Contract, ContractWarning, load_contracts
 from dqx_gx.cli import main
+from dqx_gx.expectations import measured_at
 from tests.conftest import EXAMPLES, ROOT
 from tests.expectations.test_orders_contract import NOW
 
@@ -55,8 +56,12 @@ def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) ->
         "plugins/custom_data_docs/styles/data_docs_custom_styles.css",
         "validation_definitions/Clickstream Events Contract.events.json",
     ]
-    # the project names GX's own site backend, not the atomic one dqx-gx writes through meanwhile
-    assert "module_name" not in (tmp_path / "new" / "gx" / "great_expectations.yml").read_text()
+    # the project names GX's own site backend, not the atomic one dqx-gx writes through meanwhile; the one
+    # module it names is dqx-gx's, for the expectations store, so that opening the project registers dqx-gx
+    config = (tmp_path / "new" / "gx" / "great_expectations.yml").read_text()
+    assert [line.strip() for line in config.splitlines() if "module_name" in line] == [
+        "module_name: dqx_gx.expectations.store"
+    ]
 
 
 def test_translating_again_touches_no_file_and_every_file_has_the_umask_mode(tmp_path: Path) -> None:
@@ -83,9 +88,8 @@ def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(
     project = committed_copy(tmp_path)
     context = gx.get_context(mode="file", project_root_dir=str(project))
     frame = spark.read.parquet(str(EXAMPLES / "orders" / "data" / "bad.parquet"))
-    result = context.checkpoints.get("orders_contract.orders_tbl").run(
-        batch_parameters={"dataframe": frame}, expectation_parameters={"now": NOW}
-    )
+    with measured_at(NOW):
+        result = context.checkpoints.get("orders_contract.orders_tbl").run(batch_parameters={"dataframe": frame})
     assert not result.success
     (suite_result,) = result.run_results.values()
     assert suite_result.statistics["evaluated_expectations"] == 20

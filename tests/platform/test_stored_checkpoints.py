@@ -1,0 +1,164 @@
+"""A project dqx-gx writes runs on a GX platform: no parameters passed, nothing of dqx-gx imported by the
+caller, the same verdicts as ``dqx-gx validate``, and freshness measured in UTC whatever the machine's zone."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+
+from dqx_gx.cli import main
+from dqx_gx.rules.timestamps import from_local_wall_clock
+from tests.conftest import EXAMPLES, ROOT, dedent
+
+ORDERS = EXAMPLES / "orders" / "orders.odcs.yaml"
+BATCHES = {"good": EXAMPLES / "orders" / "data" / "good.parquet", "bad": EXAMPLES / "orders" / "data" / "bad.parquet"}
+ZONES = ["Pacific/Kiritimati", "America/Adak"]  # UTC+14; UTC-10 (-9 in summer, so it has a repeated hour)
+
+EVENTS = dedent(
+    """
+    apiVersion: v3.1.0
+    kind: DataContract
+    id: platform-events
+    name: events_contract
+    version: 1.0.0
+    status: active
+    slaProperties:
+      - {property: latency, value: 2, unit: h, element: events.updated_at}
+    schema:
+      - name: events
+        properties:
+          - {name: id, logicalType: integer, required: true}
+          - {name: updated_at, logicalType: timestamp, required: true}
+    """
+)
+
+PLATFORM_RUN = """
+    import json, sys
+    import great_expectations as gx
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+    outcomes = {}
+    for project, checkpoint_name, batches in json.loads(sys.argv[1]):
+        checkpoint = gx.get_context(mode="file", project_root_dir=project).checkpoints.get(checkpoint_name)
+        for name, path in batches.items():
+            result = checkpoint.run(batch_parameters={"dataframe": spark.read.parquet(path)})
+            outcomes[name] = {
+                evr.expectation_config.meta["dqx"]["rule_id"]: evr.success
+                for suite in result.run_results.values() for evr in suite.results
+            }
+    print("RESULT" + json.dumps({"outcomes": outcomes, "dqx_gx_imported_by": sorted(
+        m for m in ("dqx_gx", "dqx_gx.expectations") if m in sys.modules)}))
+"""
+
+
+def platform_run(jobs: list[tuple[Path, str, dict[str, Path]]], zone: str) -> dict[str, Any]:
+    """Plain GX in a new interpreter, in ``zone``: for each (project, checkpoint, batches), open the project
+    and run the stored checkpoint on each batch, no parameters passed."""
+    given = [(str(project), name, {b: str(path) for b, path in batches.items()}) for project, name, batches in jobs]
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(PLATFORM_RUN), json.dumps(given)],
+        cwd=jobs[0][0],  # not the repository: dqx_gx comes from the environment, as on a worker
+        env={**os.environ, "TZ": zone, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT"))
+    found: dict[str, Any] = json.loads(line[len("RESULT") :])
+    return found
+
+
+def validate(capsys: pytest.CaptureFixture[str], contract: Path, data: Path) -> dict[str, bool]:
+    """``dqx-gx validate`` on the same data, at the current time: rule id → passed."""
+    capsys.readouterr()
+    with contextlib.suppress(SystemExit):
+        main(["validate", str(contract), "--data", str(data), "--output", "json"])
+    report = json.loads(capsys.readouterr().out)
+    return {r["rule_id"]: r["status"] == "PASSED" for r in report["results"] if r["status"] != "SKIPPED"}
+
+
+@pytest.fixture(scope="module")
+def projects(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, str, dict[str, Path]]]:
+    """The translated orders example with its two batches, and a contract whose 2-hour latency decides on
+    batches one hour (passes) and three hours old (fails)."""
+    orders = tmp_path_factory.mktemp("orders_project")
+    assert main(["translate", str(ORDERS), "--gx-dir", str(orders)]) == 0
+    events = tmp_path_factory.mktemp("events_project")
+    (events / "events.odcs.yaml").write_text(EVENTS)
+    assert main(["translate", str(events / "events.odcs.yaml"), "--gx-dir", str(events)]) == 0
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    batches = {}
+    for name, age in (("fresh", 1), ("stale", 3)):
+        batches[name] = events / f"{name}.parquet"
+        rows = [(1, now - dt.timedelta(hours=age)), (2, now - dt.timedelta(hours=age + 5))]
+        spark.createDataFrame(rows, "id long, updated_at timestamp").write.parquet(str(batches[name]))
+    return [(orders, "orders_contract.orders_tbl", BATCHES), (events, "events_contract.events", batches)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("zone", ZONES)
+def test_stored_checkpoints_run_with_no_parameters_in_utc_with_the_verdicts_of_validate(
+    capsys: pytest.CaptureFixture[str], projects: list[tuple[Path, str, dict[str, Path]]], zone: str
+) -> None:
+    """Read as UTC, GX's local ``now()`` would be 14 hours late in Kiritimati (the fresh batch would fail)
+    and 10 early in Adak (the stale one would pass)."""
+    found = platform_run(projects, zone)
+    assert found["dqx_gx_imported_by"] == ["dqx_gx", "dqx_gx.expectations"]  # by opening the project
+    outcomes = found["outcomes"]
+    assert {name: outcomes[name]["slaProperties[0]"] for name in ("fresh", "stale")} == {"fresh": True, "stale": False}
+    assert len(outcomes["bad"]) == 20
+    assert sorted(rule for rule, passed in outcomes["bad"].items() if not passed) == [
+        "schema[0].properties[1].quality[0]",
+        "schema[0].properties[2].quality[1]",
+        "schema[0].properties[2].required",
+        "schema[0].quality[1]",
+        "slaProperties[0]",
+    ]
+    for (project, _, batches), contract in zip(projects, (ORDERS, projects[1][0] / "events.odcs.yaml"), strict=True):
+        for name, path in batches.items():
+            assert outcomes[name] == validate(capsys, contract, path), (project, name)
+
+
+def test_a_repeated_wall_clock_hour_is_the_instant_that_has_just_passed() -> None:
+    """America/Adak sets its clocks back at 02:00 on 2026-11-01: 01:30 happens at 10:30 and at 11:30 UTC."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                """
+                import datetime as dt
+                from dqx_gx.rules.timestamps import from_local_wall_clock
+                wall = dt.datetime(2026, 11, 1, 1, 30)
+                for now in ("10:31", "11:31", "12:00"):
+                    at = dt.datetime.fromisoformat(f"2026-11-01T{now}:00+00:00")
+                    print(from_local_wall_clock(wall, now=at).isoformat())
+                print(from_local_wall_clock(dt.datetime(2026, 7, 1, 12, 0)).isoformat())
+                """
+            ),
+        ],
+        env={**os.environ, "TZ": "America/Adak", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.split() == [
+        "2026-11-01T10:30:00+00:00",
+        "2026-11-01T11:30:00+00:00",
+        "2026-11-01T11:30:00+00:00",
+        "2026-07-01T21:00:00+00:00",
+    ]
+    assert from_local_wall_clock is not None
