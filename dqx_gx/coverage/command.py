@@ -6,8 +6,6 @@ import argparse
 import json
 from typing import Any
 
-from dqx_gx.coverage.places import Status
-
 EXIT_OK, EXIT_FOUND = 0, 1
 
 
@@ -29,7 +27,7 @@ def add_command(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     command.add_argument(
         "--fail-on",
         action="append",
-        choices=(Status.SKIPPED.value, Status.DOCUMENTED.value),
+        choices=("skipped", "documented"),  # Status.SKIPPED, Status.DOCUMENTED, without loading the model
         help="exit 1 when any element has this status (repeatable)",
     )
     command.add_argument(
