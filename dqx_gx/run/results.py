@@ -12,8 +12,8 @@ from returns.result import Failure, Result, Success
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.expectations.suite import rule_id
-from dqx_gx.rows.samples import Samples
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
+from dqx_gx.spark.samples import Samples
 
 
 @dataclass(frozen=True)

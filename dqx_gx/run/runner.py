@@ -16,8 +16,7 @@ from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
-from dqx_gx.rows.choices import DEFAULT_SAMPLES
-from dqx_gx.rows.samples import Samples, failed_row_samples
+from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
@@ -26,6 +25,7 @@ from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.references import References, references_given, with_the_batch
+from dqx_gx.spark.samples import Samples, failed_row_samples
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:

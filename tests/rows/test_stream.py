@@ -20,8 +20,8 @@ from dqx_gx import BatchVerdict, Contract, RowGateError, annotate_rows, gate_eac
 from dqx_gx.kinds import KINDS, Value, kind_of
 from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rows import ERRORS, WARNINGS
-from dqx_gx.rows.marks import is_row_level
 from dqx_gx.rules.rule import MetricRule, Rule
+from dqx_gx.spark.marks import is_row_level
 from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts, statuses
 

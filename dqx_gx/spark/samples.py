@@ -21,9 +21,9 @@ from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
-from dqx_gx.rows.choices import DEFAULT_SAMPLES
-from dqx_gx.rows.marks import marked, row_rules
+from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark.marks import marked, row_rules
 from dqx_gx.spark.references import References
 
 OVERSAMPLE = 8
