@@ -53,11 +53,11 @@ def _table(run: ContractRun) -> str:
 
 
 def _detail_lines(detail: Detail) -> list[str]:
-    """A detail in words: one line for a single column (``missing partitions (first 10 of 31): 2026-02-03, …``),
-    else a heading naming the columns and a line per row (``failed rows (id, status):``)."""
+    """A detail in words: one line for a list (``missing partitions (first 10 of 31): 2026-02-03, …``), else a
+    heading naming the columns and a line per row (``failed rows (id, status):``)."""
     if not detail.rows:
         return []
-    if len(detail.columns) == 1:
+    if detail.one_line:
         return [f"{detail.heading}: {', '.join(_cell(row[0]) for row in detail.rows)}"]
     return [f"{detail.heading} ({', '.join(detail.columns)}):", *(", ".join(map(_cell, row)) for row in detail.rows)]
 

@@ -156,7 +156,7 @@ class KindExpectation(DqxExpectation):
                     partitions.partition_text(span.start, granularity),
                     partitions.partition_text(span.end, granularity),
                 ],
-                TABLES: [Detail("missing partitions", ("partition",), shown, len(missing)).to_dict()],
+                TABLES: [Detail("missing partitions", ("partition",), shown, len(missing), one_line=True).to_dict()],
             },
         )
 

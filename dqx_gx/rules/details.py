@@ -29,6 +29,9 @@ class Detail:
     rows: tuple[tuple[str | None, ...], ...]
     total: int | None = None
     """How many there are in all, when ``rows`` holds only the first of them."""
+    one_line: bool = False
+    """A list of single values, said on one line in text (``missing partitions: 2026-02-03, 2026-02-04``);
+    else a heading naming the columns and a line a row."""
 
     @property
     def heading(self) -> str:
@@ -42,10 +45,12 @@ class Detail:
             "columns": list(self.columns),
             "rows": [list(row) for row in self.rows],
             "total": self.total,
+            "one_line": self.one_line,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Detail:
         """The detail :meth:`to_dict` wrote (as GX stores it in a validation result)."""
         rows = tuple(tuple(None if value is None else str(value) for value in row) for row in data["rows"])
-        return cls(str(data["title"]), tuple(map(str, data["columns"])), rows, data.get("total"))
+        columns = tuple(map(str, data["columns"]))
+        return cls(str(data["title"]), columns, rows, data.get("total"), bool(data.get("one_line")))

@@ -224,7 +224,13 @@ def test_odcs_rule_json_and_data_docs_name_the_missing_partitions(spark: SparkSe
     )
     (result,) = [r for r in json.loads(to_json(run))["results"] if r["assertion"] == "no gaps"]
     assert result["details"] == [
-        {"title": "missing partitions", "columns": ["partition"], "rows": [["2024-02-27"]], "total": 1}
+        {
+            "title": "missing partitions",
+            "columns": ["partition"],
+            "rows": [["2024-02-27"]],
+            "total": 1,
+            "one_line": True,
+        }
     ]
     assert result["metric"] == {"value": 1.0}
     assert result["expression"] == "missing_partitions(order_date, daily, 7d) ≤ 0"

@@ -138,6 +138,7 @@ def test_every_report_renders_the_samples_from_the_one_details_channel(spark: Sp
     (shown_json,) = [r["details"] for r in json.loads(to_json(run))["results"] if r["assertion"] == "status valid"]
     assert shown_json == [status.details[0].to_dict()]
     assert shown_json[0]["columns"] == ["id", "status"] and shown_json[0]["total"] is None
+    assert not shown_json[0]["one_line"]
 
 
 def test_many_failed_rows_still_give_exactly_the_asked_samples(spark: SparkSession, contract: Contract) -> None:
