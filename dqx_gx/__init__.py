@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
     from dqx_gx.expectations import expectation_suite
     from dqx_gx.rows import RowGateError, annotate_rows, split_rows
-    from dqx_gx.rows.stream import BatchVerdict, gate_each_batch
     from dqx_gx.run import ContractRun, RuleResult, run_contract
     from dqx_gx.sources.choices import SourceError
     from dqx_gx.sources.reader import read_data, read_references
+    from dqx_gx.stream import BatchVerdict, gate_each_batch
 
 _WHERE = {
     "Contract": "dqx_gx.contract",
@@ -41,8 +41,8 @@ _WHERE = {
     "annotate_rows": "dqx_gx.rows",
     "split_rows": "dqx_gx.rows",
     "RowGateError": "dqx_gx.rows",
-    "gate_each_batch": "dqx_gx.rows.stream",
-    "BatchVerdict": "dqx_gx.rows.stream",
+    "gate_each_batch": "dqx_gx.stream",
+    "BatchVerdict": "dqx_gx.stream",
     "read_data": "dqx_gx.sources.reader",
     "read_references": "dqx_gx.sources.reader",
     "SourceError": "dqx_gx.sources.choices",

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from dqx_gx.notify import NOTIFY_ON, Target, parse_target
-from dqx_gx.rows.choices import DEFAULT_SAMPLES, WRITE_FORMATS, OutputError, RowGateError
+from dqx_gx.rows.choices import WRITE_FORMATS, OutputError, RowGateError
+from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.session import SparkStartError, Starting, configure_logging, target
 from dqx_gx.sources.choices import FORMATS, SourceError

@@ -11,6 +11,7 @@ from typing import Any
 
 from returns.result import Success
 
+from dqx_gx.rules.details import Detail
 from dqx_gx.run import ContractRun, RuleResult
 
 
@@ -44,27 +45,25 @@ def _table(run: ContractRun) -> str:
         lines.append("  ".join(cells).rstrip())
         if index in notes:
             lines.append(f"{indent}↳ {notes[index]}")
-        if index and run.rule_results[index - 1].missing_partitions:
-            lines.append(f"{indent}↳ {_missing_text(run.rule_results[index - 1])}")
-        samples = run.rule_results[index - 1].samples if index else None
-        if samples is not None and samples.rows:
-            lines.append(f"{indent}↳ failed rows ({', '.join(samples.columns)}):")
-            lines.extend(f"{indent}    {_sample_row(values)}" for values in samples.rows)
+        for detail in run.rule_results[index - 1].details if index else ():
+            lines.extend(f"{indent}{'    ' if k else '↳ '}{line}" for k, line in enumerate(_detail_lines(detail)))
     lines.append("")
     lines.append(summary(run))
     return "\n".join(lines)
 
 
-def _missing_text(result: RuleResult) -> str:
-    """``missing partitions: 2026-02-03, 2026-02-04`` (``first 10 of 31`` when there are more)."""
-    shown = result.missing_partitions
-    total = result.observed if isinstance(result.observed, int) else len(shown)
-    more = f" (first {len(shown)} of {total})" if total > len(shown) else ""
-    return f"missing partitions{more}: {', '.join(shown)}"
+def _detail_lines(detail: Detail) -> list[str]:
+    """A detail in words: one line for a list (``missing partitions (first 10 of 31): 2026-02-03, …``), else a
+    heading naming the columns and a line per row (``failed rows (id, status):``)."""
+    if not detail.rows:
+        return []
+    if detail.one_line:
+        return [f"{detail.heading}: {', '.join(_cell(row[0]) for row in detail.rows)}"]
+    return [f"{detail.heading} ({', '.join(detail.columns)}):", *(", ".join(map(_cell, row)) for row in detail.rows)]
 
 
-def _sample_row(values: tuple[str | None, ...]) -> str:
-    return ", ".join("NULL" if value is None else value for value in values)
+def _cell(value: str | None) -> str:
+    return "NULL" if value is None else value
 
 
 def _fit(text: str, width: int) -> str:
@@ -134,8 +133,7 @@ def _result_json(result: RuleResult) -> dict[str, Any]:
         "rule_id": result.rule.id,
         "expectation_type": result.expectation_type,
         "marked_rows": result.marked_rows,
-        "samples": result.samples.to_dict() if result.samples is not None else None,
-        "missing_partitions": list(result.missing_partitions),
+        "details": [detail.to_dict() for detail in result.details],
     }
 
 
@@ -170,11 +168,9 @@ def _junit_suite(run: ContractRun) -> ET.Element:
         detail = f"[{a.severity}] {a.expression} — observed: {_observed_text(result.observed)}"
         if result.reason:
             detail += f"\n{result.reason}"
-        if result.missing_partitions:
-            detail += f"\n{_missing_text(result)}"
-        if result.samples is not None and result.samples.rows:
-            detail += f"\nfailed rows ({', '.join(result.samples.columns)}):"
-            detail += "".join(f"\n  {_sample_row(values)}" for values in result.samples.rows)
+        detail += "".join(
+            f"\n{'  ' if k else ''}{line}" for shown in result.details for k, line in enumerate(_detail_lines(shown))
+        )
         if a.status == "FAILED":
             message = result.reason or f"{a.expression} (observed {_observed_text(result.observed)})"
             ET.SubElement(case, "failure", message=message, type=a.severity).text = detail

@@ -1,4 +1,4 @@
-"""Shared fixtures: one local SparkSession for the whole test session, and contract helpers."""
+"""Shared fixtures: one local SparkSession for the whole test session, contract helpers, hypothesis's CI profile."""
 
 from __future__ import annotations
 
@@ -10,17 +10,32 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from pyspark.sql import SparkSession
 
-from dqx_gx import Contract, ContractWarning
+from dqx_gx import Contract, ContractWarning, RuleResult
+from dqx_gx.rules.details import Detail
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 CORPUS = ROOT.parent / "shared" / "corpus"
 
+# CI (.ci/run sets CI): the same examples every run, no example database, no deadline (a Spark job's
+# time depends on the machine, never on the code under test). Tests' own settings still override.
+settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
+)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
+
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
+
+
+def shown(result: RuleResult, title: str) -> Detail | None:
+    """The detail of ``result`` with this title (``failed rows``, ``missing partitions``), if it has one."""
+    return next((detail for detail in result.details if detail.title == title), None)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import EXAMPLES, ROOT
+
+pytestmark = pytest.mark.slow  # each test starts a fresh interpreter
 
 
 def _modules_after(code: str) -> set[str]:

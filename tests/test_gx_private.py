@@ -153,6 +153,7 @@ def test_the_extension_hooks_dqx_gx_overrides_keep_their_signatures() -> None:
     assert renderer is not None and renderer.renderer.__qualname__.startswith(DqxExpectation.__name__)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["gx first", "dqx_gx first"])
 def test_import_dqx_gx_registers_with_gx_in_either_order(order: str) -> None:
     imports = ["import great_expectations", "import dqx_gx"]

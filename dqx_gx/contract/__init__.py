@@ -10,6 +10,10 @@ from dqx_gx.errors import ContractValidationError
 
 __all__ = ["Contract", "Property", "SlaLatency", "TextRule", "load_contracts", "read_document"]
 
+# The loaders build the Contract, so the model cannot import them: its two constructors are bound here.
+Contract.from_odcs = staticmethod(load_odcs)
+Contract.from_yaml = staticmethod(load_native)
+
 
 def load_contracts(source: Source | Document) -> list[Contract]:
     """Load a contract in either format, telling them apart by their keys.

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
+from dqx_gx.contract.servers import Server
 from dqx_gx.errors import warn_contract
 from dqx_gx.kinds import Scalar
 from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
-from dqx_gx.sources.servers import Server
 
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """A contract source: a path, YAML text, or an already parsed mapping."""
@@ -114,6 +114,13 @@ class Contract:
     servers: tuple[Server, ...] = ()
     """The document's ODCS ``servers`` (where the data is; SPEC §6), shared by its schema objects."""
 
+    # The loaders build Contracts, so they sit above this module; ``dqx_gx.contract`` binds them here.
+    from_odcs: ClassVar[Callable[[Source], list[Contract]]]
+    """Load an ODCS v3.0–v3.2 document: one Contract per ``schema[]`` object
+    (:func:`~dqx_gx.contract.odcs.load_odcs`)."""
+    from_yaml: ClassVar[Callable[[Source], Contract]]
+    """Load a contract in DQX's native format (:func:`~dqx_gx.contract.native.load_native`)."""
+
     @property
     def check_name(self) -> str:
         """DQX's check name for this contract: ``Contract: {name or dataset}``."""
@@ -154,25 +161,6 @@ class Contract:
     def property(self, name: str) -> Property | None:
         """The top-level property called ``name``, if declared."""
         return next((p for p in self.properties if p.name == name), None)
-
-    @classmethod
-    def from_odcs(cls, source: Source) -> list[Contract]:
-        """Load an ODCS v3.0–v3.2 document: one Contract per ``schema[]`` object.
-
-        Raises :class:`~dqx_gx.errors.ContractValidationError` naming the field when
-        the document is invalid; emits :class:`~dqx_gx.errors.ContractWarning` for
-        every rule that cannot run and every deprecated form normalised.
-        """
-        from dqx_gx.contract.odcs import load_odcs  # noqa: PLC0415 - it imports this module
-
-        return load_odcs(source)
-
-    @classmethod
-    def from_yaml(cls, source: Source) -> Contract:
-        """Load a contract in DQX's native format (``name``/``dataset``/``columns``/``sla``)."""
-        from dqx_gx.contract.native import load_native  # noqa: PLC0415 - it imports this module
-
-        return load_native(source)
 
 
 def _sensitive(properties: tuple[Property, ...], prefix: str = "", inherited: bool = False) -> Iterator[str]:

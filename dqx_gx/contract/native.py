@@ -54,7 +54,7 @@ _FLAG_PREFIX = {"IGNORECASE": "i", "MULTILINE": "m", "DOTALL": "s", "VERBOSE": "
 
 
 def load_native(source: Source | Document) -> Contract:
-    """A Contract from the DQX native format (see ``Contract.from_yaml``)."""
+    """A Contract from DQX's native format (``name``/``dataset``/``columns``/``sla``; ``Contract.from_yaml``)."""
     document = read_document(source)
     data = document.data
     found = Problems(document)

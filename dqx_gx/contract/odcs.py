@@ -20,12 +20,12 @@ from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
 from dqx_gx.contract.relationships import SchemaObjects, relationship_rules
+from dqx_gx.contract.servers import parse_servers
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SkippedRule, unique_names
 from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
-from dqx_gx.sources.servers import parse_servers
 
 SUPPORTED_API_VERSIONS = ("v3.0.0", "v3.0.1", "v3.0.2", "v3.1.0", "v3.2.0")
 
@@ -52,7 +52,12 @@ its reason, a ContractWarning and a lint note, so none is ignored in silence."""
 
 
 def load_odcs(source: Source | Document) -> list[Contract]:
-    """Contracts of an ODCS document, one per ``schema[]`` object (see ``Contract.from_odcs``)."""
+    """Load an ODCS v3.0–v3.2 document: one Contract per ``schema[]`` object (``Contract.from_odcs``).
+
+    Raises :class:`~dqx_gx.errors.ContractValidationError` naming the field when
+    the document is invalid; emits :class:`~dqx_gx.errors.ContractWarning` for
+    every rule that cannot run and every deprecated form normalised.
+    """
     document = read_document(source)
     found = Problems(document)
     normalised, lifted = _normalise(document.data, found)

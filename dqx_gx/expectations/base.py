@@ -31,11 +31,13 @@ from pyspark.sql.types import StructField
 from dqx_gx.expectations.metrics import BATCH_SCHEMA
 from dqx_gx.kinds import Scale
 from dqx_gx.kinds.kind import REDACTED
+from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns
 
-VALUE_DETAILS = frozenset({"window", "missing_partitions"})
-"""Result details that are values of the column (a completeness rule's periods): left out on a sensitive one."""
+VALUE_DETAILS = frozenset({"window", TABLES})
+"""Result details that are values of the column (a completeness rule's window and missing periods): left out on
+a sensitive one."""
 
 
 @dataclass(frozen=True)
@@ -188,36 +190,21 @@ class DqxExpectation(BatchExpectation):
         result: Any = None,
         runtime_configuration: dict[Any, Any] | None = None,
     ) -> list[RenderedTableContent | CollapseContent] | None:
-        """The failed-row samples dqx-gx recorded in ``result.details.samples`` (sensitive values already ``***``),
-        or a completeness rule's missing partitions (``result.details.missing_partitions``)."""
+        """Every detail of the result (``result.details.tables``: a completeness rule's missing partitions, the
+        failed-row samples dqx-gx recorded, …), one table each; sensitive values are already ``***``."""
         details = ((result.result or {}) if result is not None else {}).get("details") or {}
-        missing = details.get("missing_partitions")
-        if missing:
-            observed = (result.result or {}).get("observed_value")
-            more = (
-                f" (first {len(missing)} of {observed})"
-                if isinstance(observed, int) and observed > len(missing)
-                else ""
-            )
-            return [
-                RenderedTableContent(
-                    content_block_type="table",
-                    table=[[partition] for partition in missing],
-                    header_row=[f"Missing partition{more}"],
-                    styling={"body": {"classes": ["table-bordered", "table-sm", "mt-3"]}},
-                )
-            ]
-        samples = details.get("samples")
-        if not samples or not samples.get("rows"):
-            return None
+        tables = [Detail.from_dict(table) for table in details.get(TABLES) or ()]
         return [
             RenderedTableContent(
                 content_block_type="table",
-                table=[["null" if value is None else value for value in row] for row in samples["rows"]],
-                header_row=samples["columns"],
+                header=detail.heading[:1].upper() + detail.heading[1:],
+                table=[["null" if value is None else value for value in row] for row in detail.rows],
+                header_row=list(detail.columns),
                 styling={"body": {"classes": ["table-bordered", "table-sm", "mt-3"]}},
             )
-        ]
+            for detail in tables
+            if detail.rows
+        ] or None
 
     @classmethod
     def subject(cls, kwargs: dict[str, Any]) -> str:

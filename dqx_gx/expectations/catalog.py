@@ -22,6 +22,7 @@ from dqx_gx.expectations.moment import instant
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rules import partitions
+from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import DataType
 from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.spark.columns import type_problem, type_text
@@ -145,7 +146,7 @@ class KindExpectation(DqxExpectation):
         span = partitions.window(now, granularity, metric.lookback_days)
         present = (partitions.from_micros(start) for start in starts)
         missing = partitions.missing_partitions(span, present, allow_future_gaps=metric.allow_future_gaps)
-        shown = [partitions.partition_text(p, granularity) for p in missing[: partitions.SHOWN_MISSING]]
+        shown = tuple((partitions.partition_text(p, granularity),) for p in missing[: partitions.SHOWN_MISSING])
         return Observed(
             len(missing),
             {
@@ -155,7 +156,7 @@ class KindExpectation(DqxExpectation):
                     partitions.partition_text(span.start, granularity),
                     partitions.partition_text(span.end, granularity),
                 ],
-                "missing_partitions": shown,
+                TABLES: [Detail("missing partitions", ("partition",), shown, len(missing), one_line=True).to_dict()],
             },
         )
 

@@ -36,11 +36,11 @@ from dqx_gx.kinds.kind import Param
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
-from dqx_gx.sources.untyped import uncast_count
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
+from dqx_gx.spark.uncast import uncast_count
 
 BATCH_SCHEMA = "dqx.batch_schema"
 NUM_ROWS = "dqx.num_rows"

@@ -1,9 +1,10 @@
 """The row gate: which rows broke a rule (SPEC §5), beside the checkpoint run's batch verdict.
 
 Built from the same kind declarations as the verdict (``Kind.marks``, and the Spark predicate of
-``dqx_gx.spark.kinds``), so the rows a rule marks are exactly the rows its count counts. Spark only;
-no GX. The names below are bound on first use, so ``dqx_gx.rows.choices`` (defaults and errors) is
-importable without Spark.
+``dqx_gx.spark.kinds``, resolved against a batch by ``dqx_gx.spark.marks``, which the run's failed-row
+samples share), so the rows a rule marks are exactly the rows its count counts. Spark only; no GX. The
+names below are bound on first use, so ``dqx_gx.rows.choices`` (formats and errors) is importable without
+Spark.
 """
 
 from __future__ import annotations

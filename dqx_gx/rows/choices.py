@@ -5,7 +5,6 @@ The CLI builds its help and checks its arguments from these before any Spark ses
 
 from __future__ import annotations
 
-DEFAULT_SAMPLES = 5
 WRITE_FORMATS = ("parquet", "csv", "json", "orc")
 
 

@@ -19,10 +19,10 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError
-from dqx_gx.rows.marks import RowCheck, RowRule, marked, row_rules
-from dqx_gx.sources.untyped import UNCAST
 from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.marks import RowCheck, RowRule, marked, row_rules
 from dqx_gx.spark.references import References, with_the_batch
+from dqx_gx.spark.uncast import UNCAST
 
 ERRORS = "_dqx_errors"
 WARNINGS = "_dqx_warnings"

@@ -12,7 +12,7 @@ from returns.result import Failure, Result, Success
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.expectations.suite import rule_id
-from dqx_gx.rows.samples import Samples
+from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
 
 
@@ -29,10 +29,9 @@ class RuleResult:
     expectation_type: str | None = None
     marked_rows: int | None = None
     """Rows a row-level rule marked (for duplicates, the rows beyond the first of each key)."""
-    samples: Samples | None = None
-    """Up to N of the rows a failing row-level rule marked (SPEC §5), sensitive values as ``***``."""
-    missing_partitions: tuple[str, ...] = ()
-    """A completeness rule's first missing partitions (up to 10; ``observed`` is how many in all, SPEC §7)."""
+    details: tuple[Detail, ...] = ()
+    """What the result shows beside its number: a completeness rule's first missing partitions (SPEC §7), up
+    to N of the rows a failing row-level rule marked (SPEC §5, sensitive values as ``***``), …"""
 
 
 def rule_results(
@@ -53,7 +52,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
     expression = rule.expression()
     expectation_type = None
     marked: int | None = None
-    missing: tuple[str, ...] = ()
+    shown: tuple[Detail, ...] = ()
     status: AssertionStatus
     reason: str | None
     if skip_reason is not None:
@@ -66,7 +65,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         expectation_type = evr.expectation_config.type
         details = (evr.result or {}).get("details") or {}
         marked = details.get("marked_rows")
-        missing = tuple(details.get("missing_partitions") or ())
+        shown = tuple(Detail.from_dict(table) for table in details.get(TABLES) or ())
     assertion = AssertionResult(
         yyyy_mm_dd=where.key.yyyy_mm_dd,
         suite=where.suite,
@@ -79,7 +78,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         tags=dict(where.key.tags),
         assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
     )
-    return RuleResult(rule, assertion, observed, reason, expectation_type, marked, missing_partitions=missing)
+    return RuleResult(rule, assertion, observed, reason, expectation_type, marked, shown)
 
 
 @dataclass(frozen=True)

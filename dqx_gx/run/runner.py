@@ -16,8 +16,7 @@ from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
-from dqx_gx.rows.choices import DEFAULT_SAMPLES
-from dqx_gx.rows.samples import Samples, failed_row_samples
+from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
@@ -26,6 +25,7 @@ from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.references import References, references_given, with_the_batch
+from dqx_gx.spark.samples import failed_row_samples
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class ContractRun:
     contract: Contract
     rule_results: tuple[RuleResult, ...]
     checkpoint_result: CheckpointResult
-    """GX's own result object; dqx-gx adds only its failed-row samples (``details.samples``) and the
+    """GX's own result object; dqx-gx adds only its failed-row samples (``result.details.tables``) and the
     run's verdict and skipped rules (``meta.dqx``)."""
     suite_name: str
     now: datetime
@@ -121,7 +121,7 @@ def run_contract(
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
     failing = {r.rule.id: r.marked_rows for r in results if r.assertion.status == "FAILED" and r.marked_rows}
     found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
-    results = tuple(replace(r, samples=found.get(r.rule.id)) for r in results) if found else results
+    results = tuple(replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results)
     skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
     with atomic_writes(context), dqx_data_docs(context):
         _record(context, checkpoint_result, contract, skipped, found, data_docs=data_docs)
@@ -142,18 +142,18 @@ def _record(
     checkpoint_result: CheckpointResult,
     contract: Contract,
     skipped: list[dict[str, str]],
-    found: dict[str, Samples],
+    found: dict[str, Detail],
     *,
     data_docs: bool,
 ) -> None:
-    """Put what dqx-gx adds into GX's validation results — the samples (``result.details.samples``), the
+    """Put what dqx-gx adds into GX's validation results — the samples (``result.details.tables``), the
     verdict and the skipped rules (``meta.dqx``) — store them again, and rebuild the data docs pages
     of this run, so GX shows what dqx-gx reports."""
     for key, suite_result in checkpoint_result.run_results.items():
         for evr in suite_result.results:
             found_here = found.get(rule_id(evr.expectation_config.meta) or "") if evr.expectation_config else None
             if found_here is not None:
-                evr.result.setdefault("details", {})["samples"] = found_here.to_dict()
+                evr.result.setdefault("details", {}).setdefault(TABLES, []).append(found_here.to_dict())
         suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
             suite_result.results, skipped, contract
         )

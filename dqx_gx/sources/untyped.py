@@ -3,7 +3,7 @@
 Each declared column of a primitive type is cast (``try_cast``) to that type; every other rule
 sees the cast values. The non-NULL values that do not cast are listed per row in the hidden
 column ``_dqx_uncast`` (the declared column names whose value did not cast), which the type rule
-counts (``dqx.uncast_values``) and the row-level gate marks. Outputs drop it.
+counts (``dqx.uncast_values``) and the row-level gate marks (``dqx_gx.spark.uncast``). Outputs drop it.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.rules.rule import DataType, TypeRule
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.types import type_mismatch
-
-UNCAST = "_dqx_uncast"
-"""Hidden column of a batch read from an untyped source: array of the columns whose text did not cast."""
+from dqx_gx.spark.uncast import UNCAST
 
 _SPARK_TYPES = {"integer": "bigint", "number": "double", "boolean": "boolean", "date": "date", "string": "string"}
 
@@ -55,15 +53,3 @@ def spark_type(declared: DataType) -> str | None:
     if declared.logical_type == "timestamp":
         return "timestamp_ntz" if declared.options.get("timezone") is False else "timestamp"
     return _SPARK_TYPES.get(declared.logical_type)
-
-
-def uncast_count(columns: Columns, column: str) -> Column:
-    """How many rows hold a value of ``column`` that did not cast; NULL for a typed batch."""
-    if columns.find(UNCAST) is None:
-        return F.lit(None).cast("bigint")
-    return F.count_if(uncast_mark(column))
-
-
-def uncast_mark(column: str) -> Column:
-    """True for a row whose ``column`` value did not cast, never NULL."""
-    return F.coalesce(F.array_contains(F.col(UNCAST), F.lit(column)), F.lit(False))

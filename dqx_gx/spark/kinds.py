@@ -173,7 +173,7 @@ def _distinct(on: On) -> Column:
 def _duplicated(on: On) -> Column:
     """The rows whose key occurs more than once; for one column also every NULL key, which the
     metric counts as a duplicate (``COUNT(DISTINCT c)`` leaves NULLs out)."""
-    assert on.repeated is not None, "key-reach marks need the repeated keys (dqx_gx.rows.marks)"
+    assert on.repeated is not None, "key-reach marks need the repeated keys (dqx_gx.spark.marks)"
     return on.column.isNull() | on.repeated if len(on.columns) == 1 else on.repeated
 
 

@@ -360,6 +360,7 @@ def test_a_contract_error_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[s
     assert err.startswith(f"error: {broken}: ") and "unknown logicalType 'integr'" in err
 
 
+@pytest.mark.slow
 def test_no_spark_and_no_gx_are_imported() -> None:
     script = (
         "import sys, io, contextlib\n"

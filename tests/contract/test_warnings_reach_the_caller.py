@@ -13,10 +13,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import ROOT
 from tests.documents import odcs_document
+
+pytestmark = pytest.mark.slow  # each test starts a fresh interpreter
 
 MESSAGE = "Quality rule 'few rows': unknown severity 'bogus'; using P1 (known: "
 

@@ -26,8 +26,10 @@ from dqx_gx import Contract, run_contract
 from dqx_gx.report import to_json, to_table
 from dqx_gx.rules.partitions import Granularity, period_start
 from dqx_gx.rules.timestamps import epoch_micros
+from dqx_gx.run import RuleResult
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.expressions import partition_start
+from tests.conftest import shown
 from tests.documents import native_document, one_table
 
 UTC = dt.UTC
@@ -103,6 +105,13 @@ def by_name(run: Any) -> dict[str, Any]:
     return {r.rule.name: r for r in run.rule_results}
 
 
+def missing(result: RuleResult) -> tuple[str | None, ...]:
+    """The missing partitions the result names (its ``missing partitions`` detail, one column)."""
+    detail = shown(result, "missing partitions")
+    assert detail is not None and detail.columns == ("partition",)
+    return tuple(partition for (partition,) in detail.rows)
+
+
 def test_gaps_per_granularity_and_edge(spark: SparkSession) -> None:
     day = dt.date
     rows: list[tuple[Any, ...]] = [
@@ -131,7 +140,7 @@ def test_gaps_per_granularity_and_edge(spark: SparkSession) -> None:
 
     daily = results["daily"]
     assert (daily.assertion.status, daily.observed) == ("FAILED", 2)
-    assert daily.missing_partitions == ("2024-02-27", "2024-02-29")
+    assert missing(daily) == ("2024-02-27", "2024-02-29")
     assert daily.assertion.expression == "missing_partitions(d, daily, 7d) ≤ 0"
     assert daily.assertion.severity == "P1" and daily.assertion.metric.unwrap() == 2.0
     # 1 Mar is the latest present day, so nothing is trailing; allow_future_gaps changes nothing here
@@ -139,11 +148,11 @@ def test_gaps_per_granularity_and_edge(spark: SparkSession) -> None:
     assert (results["daily tolerant"].assertion.status, results["daily tolerant"].observed) == ("FAILED", 2)
 
     hourly = results["hourly"]  # 1 Mar 11:00 … 2 Mar 09:00 expected (now − 1 day = 1 Mar 10:30)
-    assert hourly.missing_partitions == ("2024-03-02T02:00Z", "2024-03-02T03:00Z")
+    assert missing(hourly) == ("2024-03-02T02:00Z", "2024-03-02T03:00Z")
     weekly = results["weekly"]  # 3 Feb 10:30 → weeks of 5, 12, 19 Feb; 26 Feb is not complete
-    assert (weekly.observed, weekly.missing_partitions) == (1, ("2024-02-12",))
+    assert (weekly.observed, missing(weekly)) == (1, ("2024-02-12",))
     monthly = results["monthly"]  # 3 Dec → Jan, Feb expected; only Feb present: January counts
-    assert (monthly.observed, monthly.missing_partitions) == (1, ("2024-01-01",))
+    assert (monthly.observed, missing(monthly)) == (1, ("2024-01-01",))
     assert results["not a time"].reason == "completeness needs a date or timestamp column; 's' is string"
 
 
@@ -156,8 +165,8 @@ def test_future_gaps_both_ways_and_max_gap_count(spark: SparkSession) -> None:
         check("one too many", "d", "daily", lookback_days=7, allow_future_gaps=False, max_gap_count=3),
     )
     results = by_name(run_contract(contract, frame(spark, rows), now=NOW))
-    assert (results["allowed"].observed, results["allowed"].missing_partitions) == (1, ("2024-02-26",))
-    assert results["counted"].missing_partitions == ("2024-02-26", "2024-02-28", "2024-02-29", "2024-03-01")
+    assert (results["allowed"].observed, missing(results["allowed"])) == (1, ("2024-02-26",))
+    assert missing(results["counted"]) == ("2024-02-26", "2024-02-28", "2024-02-29", "2024-03-01")
     assert results["counted"].assertion.expression == "missing_partitions(d, daily, 7d, trailing gaps count) ≤ 0"
     assert results["tolerated"].assertion.status == "PASSED"
     assert results["one too many"].assertion.status == "FAILED"
@@ -167,8 +176,8 @@ def test_an_empty_batch_misses_every_expected_partition(spark: SparkSession) -> 
     contract = gaps_contract(check("daily", "d", "daily"), check("hourly", "ts", "hourly", lookback_days=2))
     run = run_contract(contract, frame(spark, []), now=NOW)
     daily, hourly = by_name(run)["daily"], by_name(run)["hourly"]
-    assert daily.observed == 29 and len(daily.missing_partitions) == 10  # 2 Feb … 1 Mar, the first 10 named
-    assert daily.missing_partitions[0] == "2024-02-02" and daily.missing_partitions[-1] == "2024-02-11"
+    assert daily.observed == 29 and len(missing(daily)) == 10  # 2 Feb … 1 Mar, the first 10 named
+    assert missing(daily)[0] == "2024-02-02" and missing(daily)[-1] == "2024-02-11"
     assert hourly.observed == 47  # 29 Feb 11:00 … 2 Mar 09:00
     assert "↳ missing partitions (first 10 of 29): 2024-02-02, 2024-02-03," in to_table(run)
 
@@ -180,7 +189,7 @@ def test_a_partition_exactly_at_now_minus_lookback_and_the_period_holding_now(sp
         run_contract(gaps_contract(check("daily", "d", "daily", lookback_days=7)), frame(spark, rows), now=now)
     )
     # 24 Feb (the boundary) and 1 Mar are missing; 1 Mar counts because 2 Mar (holding now) has rows
-    assert results["daily"].missing_partitions == ("2024-02-24", "2024-03-01")
+    assert missing(results["daily"]) == ("2024-02-24", "2024-03-01")
 
 
 def test_timestamp_ntz_is_read_as_utc_under_another_session_zone(spark: SparkSession) -> None:
@@ -188,7 +197,7 @@ def test_timestamp_ntz_is_read_as_utc_under_another_session_zone(spark: SparkSes
     contract = gaps_contract(check("ntz", "ntz", "daily", lookback_days=3, allow_future_gaps=False))
     with session_time_zone(spark, "Europe/Berlin"):
         results = by_name(run_contract(contract, frame(spark, rows), now=NOW))
-    assert results["ntz"].missing_partitions == ("2024-02-29",)  # 29 Feb, 1 Mar expected; 1 Mar present
+    assert missing(results["ntz"]) == ("2024-02-29",)  # 29 Feb, 1 Mar expected; 1 Mar present
 
 
 def test_odcs_rule_json_and_data_docs_name_the_missing_partitions(spark: SparkSession, tmp_path: Path) -> None:
@@ -214,13 +223,22 @@ def test_odcs_rule_json_and_data_docs_name_the_missing_partitions(spark: SparkSe
         contract, spark.createDataFrame(rows, "order_date date"), now=NOW, context=context, data_docs=True
     )
     (result,) = [r for r in json.loads(to_json(run))["results"] if r["assertion"] == "no gaps"]
-    assert result["missing_partitions"] == ["2024-02-27"] and result["metric"] == {"value": 1.0}
+    assert result["details"] == [
+        {
+            "title": "missing partitions",
+            "columns": ["partition"],
+            "rows": [["2024-02-27"]],
+            "total": 1,
+            "one_line": True,
+        }
+    ]
+    assert result["metric"] == {"value": 1.0}
     assert result["expression"] == "missing_partitions(order_date, daily, 7d) ≤ 0"
     site = tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site"
     (page,) = list((site / "validations").rglob("*.html"))
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page.read_text())))
     assert "missing_partitions(order_date, daily, 7d) ≤ 0 ( P1 )" in text
-    assert "Missing partition 2024-02-27" in text
+    assert "Missing partitions partition 2024-02-27" in text  # the detail's title, its column, its row
 
 
 def test_missing_periods_of_a_sensitive_column_are_never_shown(spark: SparkSession) -> None:

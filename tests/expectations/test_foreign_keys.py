@@ -15,6 +15,7 @@ from dqx_gx import Contract, ContractWarning, run_contract, split_rows
 from dqx_gx.expectations import measured_at
 from dqx_gx.rows import WARNINGS
 from dqx_gx.run.results import RuleResult
+from tests.conftest import shown
 from tests.documents import odcs_document
 
 NOW = "2026-11-22T00:00:00Z"
@@ -72,8 +73,9 @@ def test_a_foreign_key_counts_the_rows_whose_key_no_referenced_row_has(spark: Sp
     assert result.assertion.assertion == "foreign key customer_id → customers.id"
     assert result.assertion.expression == "missing_reference_count(customer_id → customers.customer_key) = 0"
     assert result.marked_rows == 2
-    assert result.samples is not None and result.samples.columns == ("order_id", "customer_id", "region_code")
-    assert sorted(result.samples.rows, key=repr) == [("4", "99", "eu"), ("6", "99", None)]
+    samples = shown(result, "failed rows")
+    assert samples is not None and samples.columns == ("order_id", "customer_id", "region_code")
+    assert sorted(samples.rows, key=repr) == [("4", "99", "eu"), ("6", "99", None)]
     assert run.outcome == "passed_with_warnings"
 
 
@@ -151,8 +153,9 @@ def test_a_sensitive_key_is_never_shown_in_samples(spark: SparkSession) -> None:
     run = run_contract(load(secret), orders(spark), now=NOW, references={"customers": customers(spark)})
     result = by_id(run.rule_results, "schema[0].properties[1].relationships[0]")
     assert result.observed == 2  # a count of rows is not a value
-    assert result.samples is not None
-    assert sorted(result.samples.rows, key=repr) == [("4", "***", "eu"), ("6", "***", None)]
+    samples = shown(result, "failed rows")
+    assert samples is not None
+    assert sorted(samples.rows, key=repr) == [("4", "***", "eu"), ("6", "***", None)]
 
 
 def test_a_stored_suite_run_without_the_dataset_fails_saying_so(spark: SparkSession, tmp_path: Path) -> None:
@@ -194,8 +197,9 @@ def test_a_sensitive_key_inside_a_struct_is_never_shown(spark: SparkSession) -> 
     run = run_contract(contract, frame, now=NOW, references={"people": people})
     result = by_id(run.rule_results, "schema[0].properties[1].properties[0].relationships[0]")
     assert result.observed == 1
-    assert result.samples is not None and result.samples.columns == ("order_id", "contact", "contact.email")
-    assert result.samples.rows == (("2", "***", "***"),)
+    samples = shown(result, "failed rows")
+    assert samples is not None and samples.columns == ("order_id", "contact", "contact.email")
+    assert samples.rows == (("2", "***", "***"),)
     recorded = [evr.result for suite in run.checkpoint_result.run_results.values() for evr in suite.results]
     assert "secret" not in repr(recorded)  # GX's validation results (and so data docs) hold the same samples
 

@@ -61,6 +61,7 @@ RUN_DAG = """
 """
 
 
+@pytest.mark.slow
 def test_the_example_dag_runs_the_translated_project_with_the_verdicts_of_validate(
     spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

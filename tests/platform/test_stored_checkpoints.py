@@ -132,6 +132,7 @@ def test_stored_checkpoints_run_with_no_parameters_in_utc_with_the_verdicts_of_v
             assert outcomes[name] == validate(capsys, contract, path), (project, name)
 
 
+@pytest.mark.slow
 def test_a_repeated_wall_clock_hour_is_the_instant_that_has_just_passed() -> None:
     """America/Adak sets its clocks back at 02:00 on 2026-11-01: 01:30 happens at 10:30 and at 11:30 UTC."""
     result = subprocess.run(

@@ -35,12 +35,14 @@ def _modules_after_command(*args: str) -> tuple[set[str], str]:
     return set(modules.split()), output
 
 
+@pytest.mark.slow
 def test_lint_imports_neither_spark_nor_gx() -> None:
     modules, output = _modules_after_command("lint", ORDERS)
     assert "orders_contract (orders_tbl): 21 rules, 20 runnable" in output
     assert not ENGINES & modules
 
 
+@pytest.mark.slow
 def test_help_imports_neither_spark_gx_nor_dqlib() -> None:
     modules, output = _modules_after_command("--help")
     assert "validate" in output

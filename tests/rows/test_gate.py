@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.kinds import KINDS, Value
 from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_rows
-from dqx_gx.rows.marks import is_row_level
+from dqx_gx.spark.marks import is_row_level
 from tests.documents import one_table
 
 WEIRD = "we`ird name.x"

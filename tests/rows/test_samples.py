@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +16,8 @@ from pyspark.sql import functions as F
 
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.cli import main
+from dqx_gx.report import to_json, to_junit, to_table
+from tests.conftest import shown
 from tests.documents import odcs_document
 
 SECRET = "s3cr3t.person@example.org"
@@ -100,7 +103,7 @@ def test_samples_cost_one_job_only_when_a_row_level_rule_fails(spark: SparkSessi
         with jobs(spark, name) as counted:
             run = run_contract(contract, frame, samples=samples)
         counts[name] = counted[0]
-        assert all(r.samples is None for r in run.rule_results) == (name != "fail5"), name
+        assert all(shown(r, "failed rows") is None for r in run.rule_results) == (name != "fail5"), name
     assert counts["fail5"] == counts["fail0"] + 1
     assert counts["pass5"] == counts["pass0"]
 
@@ -108,15 +111,34 @@ def test_samples_cost_one_job_only_when_a_row_level_rule_fails(spark: SparkSessi
 def test_samples_show_the_key_and_the_rules_columns_of_marked_rows(spark: SparkSession, contract: Contract) -> None:
     run = run_contract(contract, people(spark, 3), samples=2)
     results = {r.rule.name: r for r in run.rule_results}
-    status = results["status valid"].samples
+    status = shown(results["status valid"], "failed rows")
     assert status is not None and status.columns == ("id", "status")
     assert len(status.rows) == 2 and all(int(i) >= 5000 and s == "gone" for i, s in status.rows)
-    cap = results["salary cap"].samples
+    cap = shown(results["salary cap"], "failed rows")
     assert cap is not None and cap.columns == ("id", "salary")
     assert len(cap.rows) == 2 and all(salary == "***" for _, salary in cap.rows)
     pattern = results["email pattern ^[a-z]+@example\\.com$"]
-    assert pattern.samples is not None and {row[1] for row in pattern.samples.rows} == {"***"}
-    assert results["email nulls"].samples is None  # passed
+    pattern_rows = shown(pattern, "failed rows")
+    assert pattern_rows is not None and {row[1] for row in pattern_rows.rows} == {"***"}
+    assert results["email nulls"].details == ()  # passed
+
+
+def test_every_report_renders_the_samples_from_the_one_details_channel(spark: SparkSession, contract: Contract) -> None:
+    run = run_contract(contract, people(spark, 2), samples=2)
+    (status,) = [r for r in run.rule_results if r.rule.name == "status valid"]
+    assert [d.title for d in status.details] == ["failed rows"]
+    rows = [", ".join(map(str, row)) for row in status.details[0].rows]
+    assert sorted(rows) == ["5000, gone", "5001, gone"]
+    table = [line.strip() for line in to_table(run).splitlines()]
+    heading = table.index("↳ failed rows (id, status):")
+    assert table[heading + 1 : heading + 3] == rows
+    case = ET.fromstring(to_junit(run)).find(".//testcase[@name='status valid']/failure")
+    assert case is not None and case.text is not None
+    assert case.text.endswith("failed rows (id, status):\n" + "\n".join(f"  {row}" for row in rows))
+    (shown_json,) = [r["details"] for r in json.loads(to_json(run))["results"] if r["assertion"] == "status valid"]
+    assert shown_json == [status.details[0].to_dict()]
+    assert shown_json[0]["columns"] == ["id", "status"] and shown_json[0]["total"] is None
+    assert not shown_json[0]["one_line"]
 
 
 def test_many_failed_rows_still_give_exactly_the_asked_samples(spark: SparkSession, contract: Contract) -> None:
@@ -124,20 +146,22 @@ def test_many_failed_rows_still_give_exactly_the_asked_samples(spark: SparkSessi
     run = run_contract(contract, frame, samples=5)
     (status,) = [r for r in run.rule_results if r.rule.name == "status valid"]
     assert status.marked_rows == 334 and status.observed == 334
-    assert status.samples is not None and len(status.samples.rows) == 5
-    assert all(int(i) % 3 == 0 and s == "gone" for i, s in status.samples.rows)
+    samples = shown(status, "failed rows")
+    assert samples is not None and len(samples.rows) == 5
+    assert all(int(i) % 3 == 0 and s == "gone" for i, s in samples.rows)
 
 
 def test_the_rows_shown_do_not_depend_on_the_order_spark_gives(spark: SparkSession, contract: Contract) -> None:
     frame = people(spark, 0).withColumn("status", F.when(F.col("id") % 3 == 0, "gone").otherwise(F.col("status")))
-    shown = set()
+    seen = set()
     for shuffled in (frame, frame.orderBy(F.col("id").desc()), frame.repartition(3, "email")):
         (status,) = [
             r for r in run_contract(contract, shuffled, samples=5).rule_results if r.rule.name == "status valid"
         ]
-        assert status.samples is not None and len(status.samples.rows) == 5
-        shown.add(status.samples.rows)
-    assert len(shown) == 1  # the 5 marked rows with the lowest hash, in that order
+        samples = shown(status, "failed rows")
+        assert samples is not None and len(samples.rows) == 5
+        seen.add(samples.rows)
+    assert len(seen) == 1  # the 5 marked rows with the lowest hash, in that order
 
 
 def test_statistics_of_sensitive_columns_are_judged_but_never_shown(spark: SparkSession, contract: Contract) -> None:

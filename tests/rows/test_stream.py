@@ -20,8 +20,8 @@ from dqx_gx import BatchVerdict, Contract, RowGateError, annotate_rows, gate_eac
 from dqx_gx.kinds import KINDS, Value, kind_of
 from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rows import ERRORS, WARNINGS
-from dqx_gx.rows.marks import is_row_level
 from dqx_gx.rules.rule import MetricRule, Rule
+from dqx_gx.spark.marks import is_row_level
 from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts, statuses
 
@@ -66,6 +66,7 @@ def to_parquet(frame: DataFrame, folder: Path) -> None:
     run_to_end(writer.trigger(availableNow=True).start(str(folder)))
 
 
+@pytest.mark.slow
 def test_annotating_a_stream_marks_what_the_batch_run_counts(
     spark: SparkSession, row_only: Contract, source: Path, tmp_path: Path
 ) -> None:
@@ -92,6 +93,7 @@ def test_annotating_a_stream_marks_what_the_batch_run_counts(
     assert sum(counts.values()) > 10  # the awkward rows do break the rules
 
 
+@pytest.mark.slow
 def test_splitting_a_stream_gives_the_rows_the_static_split_gives(
     spark: SparkSession, row_only: Contract, source: Path, tmp_path: Path
 ) -> None:
@@ -179,6 +181,7 @@ def appender(folder: Path) -> Callable[[DataFrame, int], None]:
     return lambda rows, batch_id: rows.write.mode("append").parquet(str(folder))
 
 
+@pytest.mark.slow
 def test_each_micro_batch_is_gated_and_keeps_its_verdict(spark: SparkSession, two_files: Path, tmp_path: Path) -> None:
     verdicts: list[BatchVerdict] = []
     gate = gate_each_batch(
@@ -223,6 +226,7 @@ def test_each_micro_batch_is_gated_and_keeps_its_verdict(spark: SparkSession, tw
     ]
 
 
+@pytest.mark.slow
 def test_each_micro_batch_checks_its_foreign_key_against_the_static_dataset_given(
     spark: SparkSession, two_files: Path, tmp_path: Path
 ) -> None:
@@ -240,6 +244,7 @@ def test_each_micro_batch_checks_its_foreign_key_against_the_static_dataset_give
     ]
 
 
+@pytest.mark.slow
 def test_a_verdict_callback_that_raises_stops_the_stream_before_the_batch_is_written(
     spark: SparkSession, two_files: Path, tmp_path: Path
 ) -> None:

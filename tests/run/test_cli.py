@@ -154,6 +154,7 @@ def test_help(capsys: pytest.CaptureFixture[str], command: str) -> None:
     assert f"usage: dqx-gx {command}" in out
 
 
+@pytest.mark.slow
 def test_the_installed_command_runs_the_main_example() -> None:
     """The console script in a fresh process: the README's first example."""
     command = Path(sys.executable).with_name("dqx-gx")

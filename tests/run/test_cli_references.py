@@ -103,6 +103,7 @@ def test_a_bad_reference_is_one_line(
     assert err.endswith(message) and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_fresh_command_prints_only_its_own_warnings(shop: Path) -> None:
     """In a new interpreter GX is imported during the run; its capture of Python warnings must not turn
     the rule's warning (given after that import) or other libraries' warnings into log lines."""

@@ -56,6 +56,7 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_fresh_process_runs_the_stored_checkpoint_the_same(project: tuple[Path, dict[str, Any]]) -> None:
     root, expected = project
     result = _python(
@@ -93,6 +94,7 @@ def without_registration(root: Path, tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_opening_the_project_registers_dqx_gx(project: tuple[Path, dict[str, Any]]) -> None:
     root, expected = project
     result = _python(
@@ -111,6 +113,7 @@ def test_opening_the_project_registers_dqx_gx(project: tuple[Path, dict[str, Any
     ]
 
 
+@pytest.mark.slow
 def test_loading_the_checkpoint_without_dqx_gx_fails_loudly(
     project: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -127,6 +130,7 @@ def test_loading_the_checkpoint_without_dqx_gx_fails_loudly(
     assert "dqx_gx_guard" in result.stderr
 
 
+@pytest.mark.slow
 def test_plain_gx_drops_unregistered_expectations_which_is_why_the_guard_exists(
     project: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -127,6 +127,7 @@ def test_a_corrupt_file_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path
     )
 
 
+@pytest.mark.slow
 def test_the_command_prints_no_java_trace_for_a_corrupt_file(tmp_path: Path) -> None:
     """In a fresh process, as a user runs it: the executor's copy of the trace is not printed either."""
     bad = csv(tmp_path, "bad.parquet", "id,day\n1,2026-11-22\nthis is csv, not parquet\n")

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from dqx.common import ResultKey
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.rows.choices import DEFAULT_SAMPLES
 from dqx_gx.rows.gate import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
 from dqx_gx.rows.outputs import gated
+from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.rules.severity import Outcome
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run.artifacts import ephemeral_context

@@ -14,10 +14,10 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
 from dqx_gx.kinds.kind import Marks, Reach, fill
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
-from dqx_gx.sources.untyped import UNCAST, uncast_mark
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.kinds import On, marks_of
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
+from dqx_gx.spark.uncast import UNCAST, uncast_mark
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
@@ -21,9 +20,9 @@ from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
-from dqx_gx.rows.choices import DEFAULT_SAMPLES
-from dqx_gx.rows.marks import marked, row_rules
+from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
 from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark.marks import marked, row_rules
 from dqx_gx.spark.references import References
 
 OVERSAMPLE = 8
@@ -33,15 +32,8 @@ _BUCKETS = 1_000_000
 _BUCKET = "_dqx_bucket"
 
 
-@dataclass(frozen=True)
-class Samples:
-    """Sample rows of one rule: the key columns and the rule's columns, as text (``***`` when sensitive)."""
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str | None, ...], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"columns": list(self.columns), "rows": [list(row) for row in self.rows]}
+FAILED_ROWS = "failed rows"
+"""The title of a rule's samples (:class:`~dqx_gx.rules.details.Detail`)."""
 
 
 def failed_row_samples(
@@ -50,9 +42,10 @@ def failed_row_samples(
     counts: Mapping[str, int],
     limit: int = DEFAULT_SAMPLES,
     references: References | None = None,
-) -> dict[str, Samples]:
-    """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about);
-    ``references`` are the datasets the run's foreign keys were checked against.
+) -> dict[str, Detail]:
+    """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about): the key
+    columns and the rule's columns, as text; ``references`` are the datasets the run's foreign keys were
+    checked against.
 
     One Spark job for all of them; nothing runs when ``marked`` is empty or ``limit`` is 0.
     """
@@ -85,12 +78,12 @@ def failed_row_samples(
     rows = gate.frame.select(*picks, *values, bucket.alias(_BUCKET)).where(picked_by_any).collect()
     # whatever order the plan (a join) gives: the same rows shown, here or on Spark Connect
     rows.sort(key=lambda row: (row[_BUCKET], *(_text_order(row[f"_dqx_value_{k}"]) for k in range(len(order)))))
-    samples: dict[str, Samples] = {}
+    samples: dict[str, Detail] = {}
     for i, check in enumerate(checks):
         names = shown[check.rule.id]
         picked = [row for row in rows if row[f"_dqx_pick_{i}"]][:limit]
-        samples[check.rule.id] = Samples(
-            names, tuple(tuple(row[f"_dqx_value_{order.index(n)}"] for n in names) for row in picked)
+        samples[check.rule.id] = Detail(
+            FAILED_ROWS, names, tuple(tuple(row[f"_dqx_value_{order.index(n)}"] for n in names) for row in picked)
         )
     return samples
 
