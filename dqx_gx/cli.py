@@ -181,20 +181,22 @@ def _run(
     contract: Contract, frame: DataFrame, options: dict[str, Any], outputs: list[tuple[Output, str]], args: Any
 ) -> ContractRun:
     """One contract's run; with outputs, the input is read and the rules evaluated once for the verdict and both."""
-    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
-    from dqx_gx.rows.outputs import gated, write_outputs
+    from dqx_gx.rows.gate import gated, split_annotated, warn_without_row_rules
+    from dqx_gx.rows.outputs import write_outputs
     from dqx_gx.run import run_contract
 
     if not outputs:
         return run_contract(contract, frame, **options)
-    with gated(contract, frame, options["references"]) as annotated:
-        run = run_contract(contract, annotated.drop(ERRORS, WARNINGS), **options)
+    with gated(contract, frame, options["references"]) as gate:
+        run = run_contract(contract, gate.batch, **options)
         warn_without_row_rules(contract, frame, options["references"])
-        valid, quarantine = split_annotated(annotated)
+        valid, quarantine = split_annotated(gate.annotated(run))
         chosen = {"--valid": valid, "--quarantine": quarantine}
-        write_outputs(
+        written = write_outputs(
             [(chosen[option], output) for output, option in outputs], args.write_format, overwrite=args.overwrite
         )
+    for (_, option), done in zip(outputs, written, strict=True):
+        print(f"{option.removeprefix('--')}: {done.rows} row{'s' * (done.rows != 1)} → {done.output.path}", file=sys.stderr)
     return run
 
 
@@ -340,8 +342,9 @@ def _check_output_file(destination: str | None) -> None:
     path = Path(destination)
     if path.is_dir():
         raise InputError(f"--output-file {destination}: is a folder; give a file name")
-    if not path.resolve().parent.is_dir():
-        raise InputError(f"--output-file {destination}: the folder {path.resolve().parent} does not exist")
+    existing = next(parent for parent in path.resolve().parents if parent.exists())
+    if not existing.is_dir():
+        raise InputError(f"--output-file {destination}: {existing} is a file, not a folder")
 
 
 def _file_context(directory: str) -> Any:
@@ -361,6 +364,7 @@ def _file_context(directory: str) -> Any:
 
 def _write(text: str, destination: str | None) -> None:
     if destination:
+        Path(destination).parent.mkdir(parents=True, exist_ok=True)
         Path(destination).write_text(text + "\n", encoding="utf-8")
     else:
         print(text)

@@ -12,10 +12,12 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
-from dqx_gx.kinds.kind import Marks, Reach, fill
+from dqx_gx.kinds.kind import Marks, Reach, Value, fill
+from dqx_gx.rules.metric import MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.sources.untyped import UNCAST, uncast_mark
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
+from dqx_gx.spark.expressions import within
 from dqx_gx.spark.kinds import On, spark_of
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 
@@ -58,6 +60,11 @@ class RowCheck:
     marked: Column
     """True for a marked row, never NULL."""
     message: str
+    fails: Column | bool
+    """Whether the rule fails on the batch (SPEC §5: only then may its marks be errors). ``False``: it
+    has no operator, it is only recorded; ``True``: any marked row fails it (no tolerance), so a
+    marked row is the mark of a failing rule; else an aggregate over the batch, true when the rule's
+    metric falls outside its bounds, as the checkpoint compares it."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,8 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
             data_type = row_rule.rule.data_type
             assert data_type is not None
             message = f"{row_rule.columns[0]} does not cast to {data_type.describe()}"
-            checks.append(RowCheck(row_rule.rule, row_rule.columns, uncast_mark(row_rule.columns[0]), message))
+            mark = uncast_mark(Columns.of(frame), row_rule.columns[0])
+            checks.append(RowCheck(row_rule.rule, row_rule.columns, mark, message, fails=True))
             continue
         columns = tuple(spark_column(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
@@ -145,8 +153,33 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
         message = fill(row_rule.marks.reads, on.metric)
         predicate = spark_of(row_rule.kind).predicate
         assert predicate is not None  # a row-level kind
-        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, predicate(on), message))
+        rule = row_rule.rule
+        checks.append(RowCheck(rule, rule.metric.columns, predicate(on), message, _fails(row_rule, on)))
     return Marked(frame, tuple(checks), tuple(hidden))
+
+
+def _fails(row_rule: RowRule, on: On) -> Column | bool:
+    """:attr:`RowCheck.fails` of a metric rule."""
+    threshold = row_rule.rule.threshold
+    if threshold is None:
+        return False
+    interval = threshold.interval
+    metric = on.metric
+    if row_rule.kind.value is Value.ROWS:
+        if metric.scale is Scale.COUNT and not interval.outside and interval.max_value is not None:
+            if interval.max_value < 1 or (interval.max_value == 1 and interval.strict_max):
+                return True  # no count of one row or more passes
+        count = spark_of(row_rule.kind).aggregate(on).cast("double")
+        if metric.scale is not Scale.COUNT:
+            count = count / F.count(F.lit(1)) * F.lit(100.0 if metric.scale is Scale.PERCENT else 1.0)
+        return F.coalesce(~within(count, interval), F.lit(True))
+    # a bound on one statistic (custom min/max): one marked row fails an upper bound of the max or a
+    # lower bound of the min; any other bound needs the statistic itself
+    one_sided = interval.min_value is None if metric.kind is MetricKind.MAX else interval.max_value is None
+    if one_sided and not interval.outside:
+        return True
+    statistic = spark_of(row_rule.kind).aggregate(on).cast("struct<value:double,nan:boolean>").getField("value")
+    return F.coalesce(~within(statistic, interval), F.lit(True))
 
 
 def _with_repeated_keys(frame: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:

@@ -23,6 +23,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rows.choices import DEFAULT_SAMPLES
 from dqx_gx.rows.marks import marked, row_rules
+from dqx_gx.sources.untyped import read_text
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.references import References
 
@@ -80,7 +81,7 @@ def failed_row_samples(
         (check.marked & _kept(bucket, counts[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
         for i, check in enumerate(checks)
     ]
-    values = [_value(fields[n], fields[n].name in secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
+    values = [_value(columns, fields[n], secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
     picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
     rows = gate.frame.select(*picks, *values, bucket.alias(_BUCKET)).where(picked_by_any).collect()
     # whatever order the plan (a join) gives: the same rows shown, here or on Spark Connect
@@ -107,5 +108,8 @@ def _kept(bucket: Column, marked: int, limit: int) -> Column:
     return bucket < F.lit(max(1, _BUCKETS * wanted // marked))
 
 
-def _value(field: Any, sensitive: bool) -> Column:
-    return F.lit(REDACTED) if sensitive else spark_column(field).cast("string")
+def _value(columns: Columns, field: Any, secret: set[str]) -> Column:
+    """The value as it was there: ``***`` when sensitive; the text read from CSV/JSON, not its cast (SPEC §6)."""
+    if field.name in secret:
+        return F.lit(REDACTED)
+    return read_text(columns, field.name) or spark_column(field).cast("string")

@@ -48,6 +48,11 @@ class ContractRun:
         """One DQX AssertionResult per rule, in contract order (skipped rules included)."""
         return [r.assertion for r in self.rule_results]
 
+    @property
+    def failed_rules(self) -> frozenset[str]:
+        """The ids of the rules that FAILED: the row gate's errors are the marks of the P0 ones (SPEC §5)."""
+        return frozenset(r.rule.id for r in self.rule_results if r.assertion.status == "FAILED")
+
     def is_critical(self) -> bool:
         """True when a P0 assertion failed (DQX's ``VerificationSuite.is_critical``)."""
         return any(r.severity == "P0" and r.status == "FAILED" for r in self.results)
