@@ -94,21 +94,14 @@ def _validate(args: argparse.Namespace) -> int:
     where = target(args.master, args.remote)
     from dqx_gx.contract import load_contracts
 
-    with _reported_warnings(args.verbose):
+    notes: list[str] | None = None if args.verbose else []  # the contracts' warnings, summed up in one line
+    with _reported_warnings(args.verbose, into=notes):
         documents = [load_contracts(path) for path in args.contracts]
     contracts = [_choose(document, args.schema) for document in documents]
     given = _parse_pairs(args.reference, "--reference")
     _check_references(contracts, given)
     _locate_inputs(contracts, documents, given, args)
-    from dqx_gx.rows.outputs import Output
-
-    outputs = [
-        (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
-    ]
-    if outputs and len(contracts) > 1:
-        raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
-    for output, option in outputs:
-        output.check(overwrite=args.overwrite, option=option)
+    outputs = _outputs(args, len(contracts))
     # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
     # on a thread of its own while GX and dqlib load on this one.
     starting = Starting(where, _parse_pairs(args.conf, "--conf"), args.verbose)
@@ -136,7 +129,7 @@ def _validate(args: argparse.Namespace) -> int:
     runs: list[ContractRun] = []
     for contract, document in zip(contracts, documents, strict=True):  # one session and context, in turn
         on_server = args.data is None and args.table is None  # the data on a server: its neighbours too
-        with _reported_warnings(args.verbose):
+        with _reported_warnings(args.verbose):  # about the data: said at once
             references = read_references(
                 spark, contract, document, given=given, server=args.server, on_server=on_server
             )
@@ -151,7 +144,7 @@ def _validate(args: argparse.Namespace) -> int:
             delimiter=args.delimiter,
         )
         clock.lap("read")
-        with _reported_warnings(args.verbose):
+        with _reported_warnings(args.verbose, into=notes):
             runs.append(_run(contract, frame, {**options, "references": references}, outputs, args))
         clock.lap("run")
     from dqx_gx import report
@@ -160,6 +153,7 @@ def _validate(args: argparse.Namespace) -> int:
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:
         _print_data_docs(context, runs)
+    _sum_up(notes)
     clock.lap("report")
     if args.verbose:
         print(clock.summary(), file=sys.stderr)
@@ -196,7 +190,10 @@ def _run(
             [(chosen[option], output) for output, option in outputs], args.write_format, overwrite=args.overwrite
         )
     for (_, option), done in zip(outputs, written, strict=True):
-        print(f"{option.removeprefix('--')}: {done.rows} row{'s' * (done.rows != 1)} → {done.output.path}", file=sys.stderr)
+        print(
+            f"{option.removeprefix('--')}: {done.rows} row{'s' * (done.rows != 1)} → {done.output.path}",
+            file=sys.stderr,
+        )
     return run
 
 
@@ -230,7 +227,7 @@ def _translate(args: argparse.Namespace) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     from dqx_gx.contract import load_contracts
-    from dqx_gx.rules.rule import SqlRule
+    from dqx_gx.rules.rule import MetricRule, SqlRule
 
     with _reported_warnings(args.verbose):
         contracts = load_contracts(args.contract)
@@ -249,6 +246,9 @@ def _lint(args: argparse.Namespace) -> int:
                 )
         for rule in contract.skipped_rules:
             print(f"  skipped  {rule.name}: {rule.reason}")
+        for rule in contract.rules:
+            if isinstance(rule, MetricRule) and rule.threshold is None:
+                print(f"  note     {rule.name}: no operator: recorded, never fails (its rows are marked as warnings)")
         for note in contract.lint_notes:
             print(f"  note     {note}")
     if not contracts:
@@ -277,8 +277,9 @@ def _choose(contracts: list[Contract], schema: str | None) -> Contract:
 
 
 @contextmanager
-def _reported_warnings(verbose: int) -> Iterator[None]:
-    """Print ContractWarnings as one ``warning:`` line each; other libraries' warnings only with -v."""
+def _reported_warnings(verbose: int, *, into: list[str] | None = None) -> Iterator[None]:
+    """Print ContractWarnings as one ``warning:`` line each, or add them to ``into`` (to be summed up in
+    one line); other libraries' warnings only with -v."""
     from dqx_gx.errors import ContractWarning
 
     with warnings.catch_warnings(record=True) as caught:
@@ -286,14 +287,17 @@ def _reported_warnings(verbose: int) -> Iterator[None]:
         try:
             yield
         finally:
-            seen: set[str] = set()
+            seen: set[str] = set(into or ())
             for warning in caught:
                 text = str(warning.message)
                 if text in seen:
                     continue
                 seen.add(text)
                 if issubclass(warning.category, ContractWarning):
-                    print(f"warning: {text}", file=sys.stderr)
+                    if into is None:
+                        print(f"warning: {text}", file=sys.stderr)
+                    else:
+                        into.append(text)
                 elif verbose:
                     print(f"{warning.category.__name__}: {text}", file=sys.stderr)
 
@@ -317,6 +321,27 @@ def _locate_inputs(
         declared = {name: c for c in document for name in (c.schema_name, c.dataset) if name}
         for name in contract.referenced_datasets & set(given):
             reference_source(name, given[name], declared.get(name))
+
+
+def _outputs(args: argparse.Namespace, contracts: int) -> list[tuple[Output, str]]:
+    """``--valid`` and ``--quarantine``, checked before the run (an existing output, a file in the way)."""
+    from dqx_gx.rows.outputs import Output
+
+    outputs = [
+        (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
+    ]
+    if outputs and contracts > 1:
+        raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
+    for output, option in outputs:
+        output.check(overwrite=args.overwrite, option=option)
+    return outputs
+
+
+def _sum_up(notes: list[str] | None) -> None:
+    """One line for the contract's warnings (lint notes, rules skipped): -v shows each."""
+    if notes:
+        count = f"{len(notes)} warning{'s' * (len(notes) != 1)}"
+        print(f"note: {count} about the contract (-v shows them; dqx-gx lint lists its notes)", file=sys.stderr)
 
 
 def _check_references(contracts: list[Contract], given: dict[str, str]) -> None:

@@ -46,6 +46,8 @@ def _table(run: ContractRun) -> str:
             lines.append(f"{indent}↳ {notes[index]}")
         if index and run.rule_results[index - 1].missing_partitions:
             lines.append(f"{indent}↳ {_missing_text(run.rule_results[index - 1])}")
+        if index and (marked := _marked_text(run.rule_results[index - 1])):
+            lines.append(f"{indent}↳ {marked}")
         samples = run.rule_results[index - 1].samples if index else None
         if samples is not None and samples.rows:
             lines.append(f"{indent}↳ failed rows ({', '.join(samples.columns)}):")
@@ -61,6 +63,15 @@ def _missing_text(result: RuleResult) -> str:
     total = result.observed if isinstance(result.observed, int) else len(shown)
     more = f" (first {len(shown)} of {total})" if total > len(shown) else ""
     return f"missing partitions{more}: {', '.join(shown)}"
+
+
+def _marked_text(result: RuleResult) -> str | None:
+    """``rows marked: 4`` when the rows a rule marks are not its observed number (duplicates count the
+    extra copies and mark every row of a repeated key; a share of rows is not a count)."""
+    marked = result.rows_marked
+    if marked is None or (isinstance(result.observed, int | float) and result.observed == marked):
+        return None
+    return f"rows marked: {marked}"
 
 
 def _sample_row(values: tuple[str | None, ...]) -> str:
@@ -133,7 +144,7 @@ def _result_json(result: RuleResult) -> dict[str, Any]:
         "reason": result.reason,
         "rule_id": result.rule.id,
         "expectation_type": result.expectation_type,
-        "marked_rows": result.marked_rows,
+        "rows_marked": result.rows_marked,
         "samples": result.samples.to_dict() if result.samples is not None else None,
         "missing_partitions": list(result.missing_partitions),
     }
@@ -172,6 +183,8 @@ def _junit_suite(run: ContractRun) -> ET.Element:
             detail += f"\n{result.reason}"
         if result.missing_partitions:
             detail += f"\n{_missing_text(result)}"
+        if marked := _marked_text(result):
+            detail += f"\n{marked}"
         if result.samples is not None and result.samples.rows:
             detail += f"\nfailed rows ({', '.join(result.samples.columns)}):"
             detail += "".join(f"\n  {_sample_row(values)}" for values in result.samples.rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
 
@@ -119,7 +120,7 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
     return found
 
 
-def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
+def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
     """The predicates of ``rules`` on ``frame``.
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
@@ -166,9 +167,14 @@ def _fails(row_rule: RowRule, on: On) -> Column | bool:
     interval = threshold.interval
     metric = on.metric
     if row_rule.kind.value is Value.ROWS:
-        if metric.scale is Scale.COUNT and not interval.outside and interval.max_value is not None:
-            if interval.max_value < 1 or (interval.max_value == 1 and interval.strict_max):
-                return True  # no count of one row or more passes
+        high = interval.max_value
+        if (
+            metric.scale is Scale.COUNT
+            and not interval.outside
+            and high is not None
+            and (high < 1 or (high == 1 and interval.strict_max))
+        ):
+            return True  # no count of one row or more passes
         count = spark_of(row_rule.kind).aggregate(on).cast("double")
         if metric.scale is not Scale.COUNT:
             count = count / F.count(F.lit(1)) * F.lit(100.0 if metric.scale is Scale.PERCENT else 1.0)
@@ -197,3 +203,22 @@ def _with_repeated_keys(frame: DataFrame, fields: tuple[StructField, ...], flag:
     )
     same_key = reduce(operator.and_, [key.eqNullSafe(F.col(alias)) for key, alias in zip(keys, aliases, strict=True)])
     return frame.join(F.broadcast(repeated), same_key, "left").drop(*aliases)
+
+
+def rows_marked_by_key(
+    contract: Contract, frame: DataFrame, counts: Mapping[str, int], references: References | None = None
+) -> dict[str, int]:
+    """The rows each duplicates rule in ``counts`` (rule id → its metric, the extra copies) marks: every
+    row of a repeated key, so at least the count (SPEC §5). One Spark job for all of them, run only when
+    a duplicates rule found a repeated key; other row-level rules mark exactly their count."""
+    keyed = [
+        r
+        for r in row_rules(contract, Columns.of(frame), references)
+        if isinstance(r, RowRule) and r.marks.reach is Reach.KEY and counts.get(r.rule.id, 0) > 0
+    ]
+    if not keyed:
+        return {}
+    gate = marked(frame, keyed)
+    row = gate.frame.agg(*[F.count_if(c.marked).alias(f"_dqx_rows_{i}") for i, c in enumerate(gate.checks)]).first()
+    assert row is not None
+    return {c.rule.id: int(row[f"_dqx_rows_{i}"]) for i, c in enumerate(gate.checks)}

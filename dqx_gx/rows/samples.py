@@ -112,4 +112,5 @@ def _value(columns: Columns, field: Any, secret: set[str]) -> Column:
     """The value as it was there: ``***`` when sensitive; the text read from CSV/JSON, not its cast (SPEC §6)."""
     if field.name in secret:
         return F.lit(REDACTED)
-    return read_text(columns, field.name) or spark_column(field).cast("string")
+    text = read_text(columns, field.name)
+    return text if text is not None else spark_column(field).cast("string")

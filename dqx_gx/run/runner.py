@@ -14,6 +14,7 @@ from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.suite import NOW_PARAMETER, build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes
 from dqx_gx.rows.choices import DEFAULT_SAMPLES
+from dqx_gx.rows.marks import rows_marked_by_key
 from dqx_gx.rows.samples import Samples, failed_row_samples
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
@@ -117,12 +118,15 @@ def run_contract(
         )
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
-    failing = {r.rule.id: r.marked_rows for r in results if r.assertion.status == "FAILED" and r.marked_rows}
+    by_key = rows_marked_by_key(contract, dataframe, {r.rule.id: r.rows_marked or 0 for r in results}, references)
+    if by_key:  # duplicates: the metric counts the extra copies, the gate marks every row of a repeated key
+        results = tuple(replace(r, rows_marked=by_key.get(r.rule.id, r.rows_marked)) for r in results)
+    failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
     found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
     results = tuple(replace(r, samples=found.get(r.rule.id)) for r in results) if found else results
     skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
     with atomic_writes(context), dqx_data_docs(context):
-        _record(context, checkpoint_result, contract, skipped, found, data_docs=data_docs)
+        _record(context, checkpoint_result, contract, skipped, found, by_key=by_key, data_docs=data_docs)
     run = ContractRun(
         contract=contract,
         rule_results=results,
@@ -142,16 +146,20 @@ def _record(
     skipped: list[dict[str, str]],
     found: dict[str, Samples],
     *,
+    by_key: dict[str, int],
     data_docs: bool,
 ) -> None:
     """Put what dqx-gx adds into GX's validation results — the samples (``result.details.samples``), the
+    rows a duplicates rule marked (``result.details.rows_marked``), the
     verdict and the skipped rules (``meta.dqx``) — store them again, and rebuild the data docs pages
     of this run, so GX shows what dqx-gx reports."""
     for key, suite_result in checkpoint_result.run_results.items():
         for evr in suite_result.results:
-            found_here = found.get(rule_id(evr.expectation_config.meta) or "") if evr.expectation_config else None
-            if found_here is not None:
-                evr.result.setdefault("details", {})["samples"] = found_here.to_dict()
+            rule = rule_id(evr.expectation_config.meta) or "" if evr.expectation_config else ""
+            if rule in found:
+                evr.result.setdefault("details", {})["samples"] = found[rule].to_dict()
+            if rule in by_key:
+                evr.result.setdefault("details", {})["rows_marked"] = by_key[rule]
         suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
             suite_result.results, skipped, contract
         )

@@ -69,7 +69,7 @@ def test_the_only_server_is_used_without_data(
     code, out, err = run(capsys, "validate", path, "--now", NOW, "--output", "json")
     assert code == 1, err  # the type rule (P0) counts the date that does not cast
     (day,) = [r for r in json.loads(out)["results"] if r["assertion"] == "day has type date"]
-    assert (day["status"], day["marked_rows"]) == ("FAILED", 1)
+    assert (day["status"], day["rows_marked"]) == ("FAILED", 1)
     assert day["reason"] == "Property 'day': 1 value(s) read as text do not cast to date"
 
 
