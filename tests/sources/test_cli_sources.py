@@ -156,10 +156,10 @@ def test_gx_dir_naming_a_file_and_an_output_file_without_its_folder(
     assert fails_with(capsys, "translate", ORDERS, "--gx-dir", str(a_file)) == (
         f"error: --gx-dir {a_file}: is a file; give a folder (it is created if needed)"
     )
-    target = tmp_path / "nope" / "results.json"
+    target = a_file / "out" / "results.json"  # a missing folder is created; a file in the way is refused
     # checked before anything is read: the missing data file is not what is reported
     assert fails_with(capsys, "validate", path, "--data", "missing.csv", "--output-file", str(target)) == (
-        f"error: --output-file {target}: the folder {target.parent} does not exist"
+        f"error: --output-file {target}: {a_file} is a file, not a folder"
     )
 
 
