@@ -148,26 +148,20 @@ def _annotated(gate: Marked, verdict: Verdict | None, *, streaming: bool) -> Dat
     errors: list[tuple[RowCheck, Column]] = []
     warned: list[tuple[RowCheck, Column]] = []
     for index, check in enumerate(gate.checks):
-        fails: Column | bool
-        if verdict is not None:
-            fails = check.rule.id in verdict.failed_rules
-        elif isinstance(check.fails, bool) or check.rule.severity != "P0":
-            fails = check.fails if isinstance(check.fails, bool) else False
-        else:
-            name = f"_dqx_fails_{index}"
-            measured[name] = check.fails.alias(name)
-            fails = F.col(name)
+        fails = check.fails if verdict is None else check.rule.id in verdict.failed_rules
         if check.rule.severity != "P0" or fails is False:
             warned.append((check, check.marked))
         elif fails is True:
             errors.append((check, check.marked))
-        else:
+        else:  # a tolerance: the rule's metric over the batch decides
             assert isinstance(fails, Column)
-            errors.append((check, check.marked & fails))
-            warned.append((check, check.marked & ~fails))
+            measured[check.rule.name] = fails.alias(f"_dqx_fails_{index}")
+            failing = F.col(f"_dqx_fails_{index}")
+            errors.append((check, check.marked & failing))
+            warned.append((check, check.marked & ~failing))
     if measured:
         if streaming:
-            names = ", ".join(repr(c.rule.name) for c, when in errors if when is not c.marked)
+            names = ", ".join(map(repr, measured))
             raise RowGateError(
                 f"rule(s) {names} fail only past a tolerance over the whole batch, which a streaming DataFrame "
                 "cannot measure; gate each micro-batch instead: "
@@ -175,7 +169,7 @@ def _annotated(gate: Marked, verdict: Verdict | None, *, streaming: bool) -> Dat
             )
         frame = frame.crossJoin(F.broadcast(frame.agg(*measured.values())))
     annotated = frame.withColumns({ERRORS: _annotation(errors), WARNINGS: _annotation(warned)})
-    return annotated.drop(*gate.hidden, *measured)
+    return annotated.drop(*gate.hidden, *[f"_dqx_fails_{i}" for i in range(len(gate.checks))])
 
 
 def _annotation(entries: list[tuple[RowCheck, Column]]) -> Column:
