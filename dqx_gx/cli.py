@@ -97,21 +97,14 @@ def _validate(args: argparse.Namespace) -> int:
     where = target(args.master, args.remote)
     from dqx_gx.contract import load_contracts
 
-    with _reported_warnings(args.verbose):
+    notes: list[str] | None = None if args.verbose else []  # the contracts' warnings, summed up in one line
+    with _reported_warnings(args.verbose, into=notes):
         documents = [load_contracts(path) for path in args.contracts]
     contracts = [_choose(document, args.schema) for document in documents]
     given = _parse_pairs(args.reference, "--reference")
     _check_references(contracts, given)
     _locate_inputs(contracts, documents, given, args)
-    from dqx_gx.rows.outputs import Output
-
-    outputs = [
-        (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
-    ]
-    if outputs and len(contracts) > 1:
-        raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
-    for output, option in outputs:
-        output.check(overwrite=args.overwrite, option=option)
+    outputs = _outputs(args, len(contracts))
     # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
     # on a thread of its own while GX and dqlib load on this one.
     starting = Starting(where, _parse_pairs(args.conf, "--conf"), args.verbose)
@@ -141,7 +134,7 @@ def _validate(args: argparse.Namespace) -> int:
     runs: list[ContractRun] = []
     for contract, document in zip(contracts, documents, strict=True):  # one session and context, in turn
         on_server = args.data is None and args.table is None  # the data on a server: its neighbours too
-        with _reported_warnings(args.verbose):
+        with _reported_warnings(args.verbose):  # about the data: said at once
             references = read_references(
                 spark, contract, document, given=given, server=args.server, on_server=on_server
             )
@@ -156,7 +149,7 @@ def _validate(args: argparse.Namespace) -> int:
             delimiter=args.delimiter,
         )
         clock.lap("read")
-        with _reported_warnings(args.verbose):
+        with _reported_warnings(args.verbose, into=notes):
             runs.append(_run(contract, frame, {**options, "references": references}, outputs, args))
         clock.lap("run")
     from dqx_gx import report
@@ -165,6 +158,7 @@ def _validate(args: argparse.Namespace) -> int:
     _write(rendered, args.output_file)
     if context is not None and args.data_docs:
         _print_data_docs(context, runs)
+    _sum_up(notes)
     clock.lap("report")
     if args.verbose:
         print(clock.summary(), file=sys.stderr)
@@ -186,19 +180,24 @@ def _run(
     contract: Contract, frame: DataFrame, options: dict[str, Any], outputs: list[tuple[Output, str]], args: Any
 ) -> ContractRun:
     """One contract's run; with outputs, the input is read and the rules evaluated once for the verdict and both."""
-    from dqx_gx.rows import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
-    from dqx_gx.rows.outputs import gated, write_outputs
+    from dqx_gx.rows.gate import gated, split_annotated, warn_without_row_rules
+    from dqx_gx.rows.outputs import write_outputs
     from dqx_gx.run import run_contract
 
     if not outputs:
         return run_contract(contract, frame, **options)
-    with gated(contract, frame, options["references"]) as annotated:
-        run = run_contract(contract, annotated.drop(ERRORS, WARNINGS), **options)
+    with gated(contract, frame, options["references"]) as gate:
+        run = run_contract(contract, gate.batch, **options)
         warn_without_row_rules(contract, frame, options["references"])
-        valid, quarantine = split_annotated(annotated)
+        valid, quarantine = split_annotated(gate.annotated(run))
         chosen = {"--valid": valid, "--quarantine": quarantine}
-        write_outputs(
+        written = write_outputs(
             [(chosen[option], output) for output, option in outputs], args.write_format, overwrite=args.overwrite
+        )
+    for (_, option), done in zip(outputs, written, strict=True):
+        print(
+            f"{option.removeprefix('--')}: {done.rows} row{'s' * (done.rows != 1)} → {done.output.path}",
+            file=sys.stderr,
         )
     return run
 
@@ -241,7 +240,7 @@ def _draft(args: argparse.Namespace) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     from dqx_gx.contract import load_contracts
-    from dqx_gx.rules.rule import SqlRule
+    from dqx_gx.rules.rule import MetricRule, SqlRule
 
     with _reported_warnings(args.verbose):
         contracts = load_contracts(args.contract)
@@ -260,6 +259,9 @@ def _lint(args: argparse.Namespace) -> int:
                 )
         for rule in contract.skipped_rules:
             print(f"  skipped  {rule.name}: {rule.reason}")
+        for rule in contract.rules:
+            if isinstance(rule, MetricRule) and rule.threshold is None:
+                print(f"  note     {rule.name}: no operator: recorded, never fails (its rows are marked as warnings)")
         for note in contract.lint_notes:
             print(f"  note     {note}")
     if not contracts:
@@ -288,8 +290,9 @@ def _choose(contracts: list[Contract], schema: str | None) -> Contract:
 
 
 @contextmanager
-def _reported_warnings(verbose: int) -> Iterator[None]:
-    """Print ContractWarnings as one ``warning:`` line each; other libraries' warnings only with -v."""
+def _reported_warnings(verbose: int, *, into: list[str] | None = None) -> Iterator[None]:
+    """Print ContractWarnings as one ``warning:`` line each, or add them to ``into`` (to be summed up in
+    one line); other libraries' warnings only with -v."""
     from dqx_gx.errors import ContractWarning
 
     with warnings.catch_warnings(record=True) as caught:
@@ -297,14 +300,17 @@ def _reported_warnings(verbose: int) -> Iterator[None]:
         try:
             yield
         finally:
-            seen: set[str] = set()
+            seen: set[str] = set(into or ())
             for warning in caught:
                 text = str(warning.message)
                 if text in seen:
                     continue
                 seen.add(text)
                 if issubclass(warning.category, ContractWarning):
-                    print(f"warning: {text}", file=sys.stderr)
+                    if into is None:
+                        print(f"warning: {text}", file=sys.stderr)
+                    else:
+                        into.append(text)
                 elif verbose:
                     print(f"{warning.category.__name__}: {text}", file=sys.stderr)
 
@@ -330,6 +336,27 @@ def _locate_inputs(
             reference_source(name, given[name], declared.get(name))
 
 
+def _outputs(args: argparse.Namespace, contracts: int) -> list[tuple[Output, str]]:
+    """``--valid`` and ``--quarantine``, checked before the run (an existing output, a file in the way)."""
+    from dqx_gx.rows.outputs import Output
+
+    outputs = [
+        (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path
+    ]
+    if outputs and contracts > 1:
+        raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
+    for output, option in outputs:
+        output.check(overwrite=args.overwrite, option=option)
+    return outputs
+
+
+def _sum_up(notes: list[str] | None) -> None:
+    """One line for the contract's warnings (lint notes, rules skipped): -v shows each."""
+    if notes:
+        count = f"{len(notes)} warning{'s' * (len(notes) != 1)}"
+        print(f"note: {count} about the contract (-v shows them; dqx-gx lint lists its notes)", file=sys.stderr)
+
+
 def _check_references(contracts: list[Contract], given: dict[str, str]) -> None:
     """Refuse before the run a --reference that no foreign key of the contracts refers to (a typo)."""
     referenced = frozenset().union(*(c.referenced_datasets for c in contracts))
@@ -353,8 +380,9 @@ def _check_output_file(destination: str | None) -> None:
     path = Path(destination)
     if path.is_dir():
         raise InputError(f"--output-file {destination}: is a folder; give a file name")
-    if not path.resolve().parent.is_dir():
-        raise InputError(f"--output-file {destination}: the folder {path.resolve().parent} does not exist")
+    existing = next(parent for parent in path.resolve().parents if parent.exists())
+    if not existing.is_dir():
+        raise InputError(f"--output-file {destination}: {existing} is a file, not a folder")
 
 
 def _file_context(directory: str) -> Any:
@@ -374,6 +402,7 @@ def _file_context(directory: str) -> Any:
 
 def _write(text: str, destination: str | None) -> None:
     if destination:
+        Path(destination).parent.mkdir(parents=True, exist_ok=True)
         Path(destination).write_text(text + "\n", encoding="utf-8")
     else:
         print(text)

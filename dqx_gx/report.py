@@ -45,6 +45,8 @@ def _table(run: ContractRun) -> str:
         lines.append("  ".join(cells).rstrip())
         if index in notes:
             lines.append(f"{indent}↳ {notes[index]}")
+        if index and (marked := _marked_text(run.rule_results[index - 1])):
+            lines.append(f"{indent}↳ {marked}")
         for detail in run.rule_results[index - 1].details if index else ():
             lines.extend(f"{indent}{'    ' if k else '↳ '}{line}" for k, line in enumerate(_detail_lines(detail)))
     lines.append("")
@@ -64,6 +66,15 @@ def _detail_lines(detail: Detail) -> list[str]:
 
 def _cell(value: str | None) -> str:
     return "NULL" if value is None else value
+
+
+def _marked_text(result: RuleResult) -> str | None:
+    """``rows marked: 4`` when the rows a rule marks are not its observed number (duplicates count the
+    extra copies and mark every row of a repeated key; a share of rows is not a count)."""
+    marked = result.rows_marked
+    if marked is None or (isinstance(result.observed, int | float) and result.observed == marked):
+        return None
+    return f"rows marked: {marked}"
 
 
 def _fit(text: str, width: int) -> str:
@@ -132,7 +143,7 @@ def _result_json(result: RuleResult) -> dict[str, Any]:
         "reason": result.reason,
         "rule_id": result.rule.id,
         "expectation_type": result.expectation_type,
-        "marked_rows": result.marked_rows,
+        "rows_marked": result.rows_marked,
         "details": [detail.to_dict() for detail in result.details],
     }
 
@@ -168,6 +179,8 @@ def _junit_suite(run: ContractRun) -> ET.Element:
         detail = f"[{a.severity}] {a.expression} — observed: {_observed_text(result.observed)}"
         if result.reason:
             detail += f"\n{result.reason}"
+        if marked := _marked_text(result):
+            detail += f"\n{marked}"
         detail += "".join(
             f"\n{'  ' if k else ''}{line}" for shown in result.details for k, line in enumerate(_detail_lines(shown))
         )

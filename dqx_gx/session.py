@@ -10,13 +10,14 @@ pay for it (``translate`` needs GX, which imports PySpark itself).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import socket
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -36,6 +37,10 @@ _JVM_SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "f
 _QUIET = {"spark.log.level": "ERROR"}
 # Spark 4.1 reads Parquet TIME(MICROS) columns (as other tools write them) only with its TIME type on.
 _READ_SETTINGS = {"spark.sql.timeType.enabled": "true"}
+# The JVMs' own zone, which Spark's ORC writer stores instants in as wall-clock times (not the session
+# zone): in UTC, an ORC output reads back as the same instants through pyarrow whatever the machine's zone.
+_UTC = "-Duser.timezone=UTC"
+_INCUBATOR_WARNING = b"WARNING: Using incubator modules: jdk.incubator.vector"
 # The master URLs Spark 4 accepts (SparkSubmit and SparkContext), checked before a JVM starts:
 # Spark's own refusal comes as a Java stack trace from the launcher.
 _MASTER_URL = re.compile(r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+(,\s*\d+){2}\]|spark://\S+|yarn|k8s://\S+")
@@ -99,15 +104,18 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
         assert where.master is not None
         builder = builder.master(where.master).appName("dqx-gx")
         settings |= _JVM_SETTINGS
+        driver = [_UTC]
         if not verbose:
             settings |= _QUIET
             quiet = resources.files("dqx_gx").joinpath("resources", "log4j2-quiet.properties")
-            settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={quiet}"
+            driver.append(f"-Dlog4j2.configurationFile={quiet}")
+        settings |= {"spark.driver.extraJavaOptions": " ".join(driver), "spark.executor.extraJavaOptions": _UTC}
     settings |= confs
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
-        spark = builder.getOrCreate()
+        with contextlib.nullcontext() if where.is_connect else _without_incubator_warning():
+            spark = builder.getOrCreate()
         spark.version  # noqa: B018  a Connect session is lazy: one round trip proves the server speaks
         for key, value in _READ_SETTINGS.items():
             if key not in confs:
@@ -117,6 +125,41 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
             raise
         raise SparkStartError(f"{where.origin} {where.shown}: Spark refuses it: {first_line(exc)}") from None
     return spark
+
+
+@contextlib.contextmanager
+def _without_incubator_warning() -> Iterator[None]:
+    """Start the JVM with its standard error passed through a filter that drops one line.
+
+    Spark's launcher always adds ``--add-modules=jdk.incubator.vector`` (``JavaModuleOptions``), and
+    the JDK prints ``WARNING: Using incubator modules: jdk.incubator.vector`` for it with
+    ``System.err.println`` (``ModuleBootstrap``): no JVM option turns it off. The JVM inherits this
+    process's file descriptor 2 when it starts, so for that moment descriptor 2 is a pipe; a thread
+    copies everything else written to it, by the JVM for its whole life and by Python meanwhile, to
+    the real standard error.
+    """
+    try:
+        sys.stderr.flush()
+        real = os.dup(2)
+        read_end, write_end = os.pipe()
+    except (OSError, ValueError):  # no descriptor 2 (an embedding host): nothing to filter
+        yield
+        return
+    threading.Thread(target=_copy_stderr, args=(read_end, real), name="dqx-gx-jvm-stderr", daemon=True).start()
+    os.dup2(write_end, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(real, 2)
+        os.close(write_end)
+
+
+def _copy_stderr(read_end: int, real: int) -> None:
+    with os.fdopen(read_end, "rb", buffering=0) as pipe, os.fdopen(real, "wb", buffering=0) as out:
+        for line in iter(pipe.readline, b""):
+            if line.rstrip() != _INCUBATOR_WARNING:
+                out.write(line)
 
 
 def hide_token(url: str) -> str:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from dqx.common import ResultKey
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.rows.gate import ERRORS, WARNINGS, split_annotated, warn_without_row_rules
-from dqx_gx.rows.outputs import gated
+from dqx_gx.rows.gate import gated, split_annotated, warn_without_row_rules
 from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.rules.severity import Outcome
 from dqx_gx.rules.timestamps import run_moment
@@ -70,16 +69,16 @@ class BatchGate:
         if self.valid is None and self.quarantine is None:
             self._verdict(batch, batch_id)
             return
-        with gated(self.contract, batch, self.references) as annotated:  # read and evaluated once
-            self._verdict(annotated.drop(ERRORS, WARNINGS), batch_id)
+        with gated(self.contract, batch, self.references) as gate:  # read and evaluated once
+            run = self._verdict(gate.batch, batch_id)
             warn_without_row_rules(self.contract, batch, self.references)
-            valid, quarantine = split_annotated(annotated)
+            valid, quarantine = split_annotated(gate.annotated(run))
             if self.valid is not None:
                 self.valid(valid, batch_id)
             if self.quarantine is not None:
                 self.quarantine(quarantine, batch_id)
 
-    def _verdict(self, batch: DataFrame, batch_id: int) -> None:
+    def _verdict(self, batch: DataFrame, batch_id: int) -> ContractRun:
         if self.context is None:  # one GX context for every batch of the stream
             self.context = ephemeral_context()
         moment = run_moment(None)
@@ -95,6 +94,7 @@ class BatchGate:
         )
         if self.on_verdict is not None:
             self.on_verdict(BatchVerdict(batch_id, run))
+        return run
 
 
 def gate_each_batch(
@@ -116,7 +116,8 @@ def gate_each_batch(
     (duplicates included: a micro-batch is a static DataFrame; a key repeated in two different
     micro-batches is not found) and ``on_verdict`` gets a :class:`BatchVerdict`; the results carry
     the tag ``batch_id`` beside ``tags``. Then ``valid`` gets the rows without errors and
-    ``quarantine`` the rows with one (:func:`~dqx_gx.split_rows`), each with the batch id. The
+    ``quarantine`` the rows with one (:func:`~dqx_gx.split_rows` placed by that batch's verdict: only
+    the rows of its failing P0 rules are quarantined), each with the batch id. The
     verdict comes first, so an ``on_verdict`` that raises (say, on a rejected batch) stops the query
     before anything of that batch is written; Spark then runs the batch again when the query
     restarts. ``context`` is the GX context every batch's run is added to (default: one ephemeral

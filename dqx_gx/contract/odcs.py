@@ -67,13 +67,23 @@ def load_odcs(source: Source | Document) -> list[Contract]:
     schema_objects = normalised.get("schema")
     schema_objects = schema_objects if isinstance(schema_objects, list) else []
     names = [_names(obj) for obj in schema_objects]
+    # a dataset the document declares is read from the contract's own server: no note asks for it
+    supplied = frozenset().union(*names) if servers else frozenset()
     contracts = []
     for index, obj in enumerate(schema_objects):
         if not isinstance(obj, dict):
             continue  # the schema check reported it
         with found.collecting(f"schema[{index}]"):
             contracts.append(
-                _contract(normalised, index, names=names, lifted=lifted, origin=document.origin, found=found)
+                _contract(
+                    normalised,
+                    index,
+                    names=names,
+                    supplied=supplied,
+                    lifted=lifted,
+                    origin=document.origin,
+                    found=found,
+                )
             )
     found.raise_if_any()
     return [replace(contract, servers=servers) for contract in contracts]
@@ -247,11 +257,13 @@ def _contract(
     index: int,
     *,
     names: list[frozenset[str]],
+    supplied: frozenset[str],
     lifted: dict[str, dict[str, Any]],
     origin: str,
     found: Problems,
 ) -> Contract:
-    """One schema object's Contract; each part's problems go to ``found`` (the Contract is then discarded)."""
+    """One schema object's Contract; each part's problems go to ``found`` (the Contract is then discarded).
+    ``supplied``: the datasets the contract's own server gives its foreign keys (no lint note asks for them)."""
     obj = doc["schema"][index]
     path = f"schema[{index}]"
     dataset = obj.get("physicalName") or obj["name"]
@@ -298,7 +310,11 @@ def _contract(
     owners = [(path, obj, None), *_owners(obj, path, properties)]
     rules.extend(relationship_rules(SchemaObjects(objects), index, owners, list(_in_collections(obj, path))))
     rules = [located(rule) for rule in unique_names(rules)]
-    notes.extend(_reference_note(r) for r in rules if isinstance(r, MetricRule) and r.metric.reference is not None)
+    notes.extend(
+        _reference_note(r)
+        for r in rules
+        if isinstance(r, MetricRule) and r.metric.reference is not None and r.metric.reference not in supplied
+    )
     description = doc.get("description")
     return Contract(
         name=doc.get("name"),

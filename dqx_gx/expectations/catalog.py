@@ -110,14 +110,14 @@ class KindExpectation(DqxExpectation):
                     return Unmeasured(no_count(what))
                 observed = self.scaled(int(raw), metrics.get(NUM_ROWS, 0), metric.scale, what)
                 if isinstance(observed, Observed) and self.kind.row_level:
-                    return Observed(observed.value, {"marked_rows": int(raw)})
+                    return Observed(observed.value, {"rows_marked": int(raw)})
                 return observed
             case Value.COUNT:
                 return Observed(int(raw)) if raw is not None else Unmeasured(no_count(what))
             case Value.NUMBER:
                 value = floating(raw, what)
                 if self.marks_by_bounds and isinstance(value, Observed) and metrics.get(MARKED_ROWS) is not None:
-                    return Observed(value.value, {"marked_rows": int(metrics[MARKED_ROWS])})
+                    return Observed(value.value, {"rows_marked": int(metrics[MARKED_ROWS])})
                 return value
             case Value.GAPS:
                 return self.gaps(raw, metric)
@@ -230,7 +230,7 @@ class ExpectDqxColumnType(DqxExpectation):
             elif uncast is not None:  # read as text from an untyped source and cast (SPEC §6)
                 details["uncast_values"] = int(uncast)
                 if uncast:
-                    details["marked_rows"] = int(uncast)
+                    details["rows_marked"] = int(uncast)
                     details["failure"] = (
                         f"Property '{self.column}': {uncast} value(s) read as text do not cast to {declared.describe()}"
                     )

@@ -1,28 +1,34 @@
 """Annotate, split and quarantine the rows that break a contract's rules (SPEC §5).
 
-``annotate_rows`` adds two columns, ``_dqx_errors`` (P0 rules) and ``_dqx_warnings`` (P1–P3), each
-``array<struct<rule, columns, severity, message>>`` and NULL where the row has none. ``split_rows``
-parts the rows: valid (no error; warnings kept) and quarantine (at least one error). Both are lazy:
-no Spark action runs until the caller acts.
+``annotate_rows`` adds two columns, ``_dqx_errors`` and ``_dqx_warnings``, each
+``array<struct<rule, columns, severity, message>>`` and NULL where the row has none. The batch
+verdict decides where a rule's marks go: a P0 rule that **fails** on the batch writes errors; every
+other mark (a rule of P1–P3, a rule without an operator, a rule within its tolerance) is a warning.
+So an accepted batch quarantines no row. ``split_rows`` parts the rows: valid (no error; warnings
+kept) and quarantine (at least one error). Both are lazy: no Spark action runs until the caller acts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import reduce
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.kinds.kind import Reach
-from dqx_gx.rows.choices import RowGateError
+from dqx_gx.rows.choices import RowGateError, Verdict
 from dqx_gx.spark.columns import Columns
-from dqx_gx.spark.marks import RowCheck, RowRule, marked, row_rules
+from dqx_gx.spark.marks import Marked, RowCheck, RowRule, marked, row_rules
 from dqx_gx.spark.references import References, with_the_batch
-from dqx_gx.spark.uncast import UNCAST
+from dqx_gx.spark.uncast import UNCAST, as_read
 
 ERRORS = "_dqx_errors"
 WARNINGS = "_dqx_warnings"
@@ -33,21 +39,100 @@ def annotate_rows(
     contract: Contract,
     dataframe: DataFrame,
     *,
+    verdict: Verdict | None = None,
     now: datetime | date | str | None = None,
     references: References | None = None,
 ) -> DataFrame:
     """``dataframe`` plus ``_dqx_errors`` and ``_dqx_warnings``: the row-level rules each row breaks.
 
-    P0 rules write errors, P1–P3 warnings; a column is NULL where the row has none. Lazy.
-    Works on a streaming DataFrame for every rule that looks at the row alone; a rule that
-    compares rows (duplicates, ``unique``, ``primaryKey``) raises :class:`RowGateError` naming
-    it there (gate each micro-batch with :func:`dqx_gx.gate_each_batch` instead). On a stream
-    nothing here runs a Spark action; a foreign key is a stream-static join with its referenced
-    dataset's keys. ``references`` are the datasets the contract's foreign keys refer to, by the name
-    the contract uses (a foreign key whose dataset is not given marks nothing). ``now`` is the moment
-    time-based rules would be measured from; no row-level kind reads it today.
+    A P0 rule that fails on the batch writes errors; every other mark is a warning (SPEC §5). Which
+    rules fail is ``verdict`` (the :class:`~dqx_gx.run.ContractRun` of this batch) when given. Without
+    it the gate decides as the checkpoint would: a rule without an operator never fails; a rule that
+    any marked row fails (``mustBe: 0``, the default) needs nothing more; a rule with a tolerance
+    (``mustBeLessOrEqualTo: 100``) has its metric computed by one aggregate of the batch in the same
+    lazy plan (the input is read twice unless cached). Lazy.
+
+    Works on a streaming DataFrame for every rule that looks at the row alone and needs no batch
+    aggregate; a rule that compares rows (duplicates, ``unique``, ``primaryKey``) or has a tolerance
+    raises :class:`RowGateError` naming it there (gate each micro-batch with
+    :func:`dqx_gx.gate_each_batch` instead). On a stream nothing here runs a Spark action; a foreign key
+    is a stream-static join with its referenced dataset's keys. ``references`` are the datasets the
+    contract's foreign keys refer to, by the name the contract uses (a foreign key whose dataset is not
+    given marks nothing). ``now`` is the moment time-based rules would be measured from; no row-level
+    kind reads it today.
     """
     del now  # accepted for a stable signature beside run_contract; no row-level kind is time-based
+    return _annotated(_marked(contract, dataframe, references), verdict, streaming=dataframe.isStreaming)
+
+
+def split_rows(
+    contract: Contract,
+    dataframe: DataFrame,
+    *,
+    verdict: Verdict | None = None,
+    now: datetime | date | str | None = None,
+    references: References | None = None,
+) -> tuple[DataFrame, DataFrame]:
+    """``(valid, quarantine)``: rows without errors (``_dqx_warnings`` kept) and rows with at least one
+    (both annotation columns kept, each row as it was read). Every input row is in exactly one. Lazy.
+    ``verdict`` and ``references`` as in :func:`annotate_rows`.
+
+    A contract without row-level rules gives ``(all rows, no rows)`` and a ContractWarning.
+    """
+    annotated = annotate_rows(contract, dataframe, verdict=verdict, now=now, references=references)
+    warn_without_row_rules(contract, dataframe, references)
+    return split_annotated(annotated)
+
+
+def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one).
+
+    A batch read from CSV or JSON keeps its cast values in ``valid``; ``quarantine`` holds each row as
+    it was read (the original text, SPEC §6), so a corrected file reads again by the same contract.
+    """
+    valid = annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS, UNCAST)
+    return valid, as_read(annotated.filter(F.col(ERRORS).isNotNull()))
+
+
+@dataclass(frozen=True)
+class Gated:
+    """A batch marked once and cached: the verdict runs on :attr:`batch`, then :meth:`annotated` places
+    the marks by that verdict without evaluating any rule again."""
+
+    batch: DataFrame
+    """The input as it was given (cached), for the checkpoint run."""
+    marks: Marked
+
+    def annotated(self, verdict: Verdict) -> DataFrame:
+        """The cached rows with ``_dqx_errors`` and ``_dqx_warnings`` placed by ``verdict``."""
+        return _annotated(self.marks, verdict, streaming=False)
+
+
+@contextlib.contextmanager
+def gated(contract: Contract, frame: DataFrame, references: References | None = None) -> Iterator[Gated]:
+    """``frame`` with each row-level rule's mark computed and cached, for a run that reads the rows
+    several times (the verdict, then both outputs): the input is read and the rules evaluated once.
+    Released when the block ends."""
+    found = _marked(contract, frame, references)
+    flags = {f"_dqx_mark_{i}": check.marked for i, check in enumerate(found.checks)}
+    cached = found.frame.withColumns(flags).drop(*found.hidden).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        checks = tuple(replace(c, marked=F.col(flag)) for c, flag in zip(found.checks, flags, strict=True))
+        yield Gated(cached.drop(*flags), Marked(cached, checks, tuple(flags)))
+    finally:
+        cached.unpersist()
+
+
+def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references: References | None = None) -> None:
+    """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
+    if not row_rules(contract, Columns.of(dataframe), with_the_batch(contract, dataframe, references)):
+        warn_contract(f"{contract.check_name} has no row-level rule for this batch: every row is valid", stacklevel=3)
+
+
+def _marked(contract: Contract, dataframe: DataFrame, references: References | None) -> Marked:
+    """The row-level rules of ``contract`` on ``dataframe`` (a foreign key to the contract's own dataset
+    looks its keys up in the batch), refused when the batch was annotated before or, on a stream, when a
+    rule compares rows."""
     clash = sorted({ERRORS, WARNINGS} & set(dataframe.columns))
     if clash:
         raise RowGateError(f"the DataFrame already has {', '.join(clash)}: it was annotated before")
@@ -60,49 +145,46 @@ def annotate_rows(
                 "DataFrame cannot do; gate each micro-batch instead: "
                 "stream.writeStream.foreachBatch(dqx_gx.gate_each_batch(contract, ...)) (README 'Streams')"
             )
-    gate = marked(dataframe, rules)
-    errors = [c for c in gate.checks if c.rule.severity == "P0"]
-    warned = [c for c in gate.checks if c.rule.severity != "P0"]
-    annotated = gate.frame.withColumns({ERRORS: _annotation(errors), WARNINGS: _annotation(warned)})
-    return annotated.drop(*gate.hidden)
+    return marked(dataframe, rules)
 
 
-def split_rows(
-    contract: Contract,
-    dataframe: DataFrame,
-    *,
-    now: datetime | date | str | None = None,
-    references: References | None = None,
-) -> tuple[DataFrame, DataFrame]:
-    """``(valid, quarantine)``: rows without errors (``_dqx_warnings`` kept) and rows with at least one
-    (both annotation columns kept). Every input row is in exactly one. Lazy. ``references`` as in
-    :func:`annotate_rows`.
+def _annotated(gate: Marked, verdict: Verdict | None, *, streaming: bool) -> DataFrame:
+    """The marks of ``gate`` placed: errors for the P0 rules that fail on the batch, warnings for the rest."""
+    frame = gate.frame
+    measured: dict[str, Column] = {}
+    errors: list[tuple[RowCheck, Column]] = []
+    warned: list[tuple[RowCheck, Column]] = []
+    for index, check in enumerate(gate.checks):
+        fails = check.fails if verdict is None else check.rule.id in verdict.failed_rules
+        if check.rule.severity != "P0" or fails is False:
+            warned.append((check, check.marked))
+        elif fails is True:
+            errors.append((check, check.marked))
+        else:  # a tolerance: the rule's metric over the batch decides
+            assert isinstance(fails, Column)
+            measured[check.rule.name] = fails.alias(f"_dqx_fails_{index}")
+            failing = F.col(f"_dqx_fails_{index}")
+            errors.append((check, check.marked & failing))
+            warned.append((check, check.marked & ~failing))
+    if measured:
+        if streaming:
+            names = ", ".join(map(repr, measured))
+            raise RowGateError(
+                f"rule(s) {names} fail only past a tolerance over the whole batch, which a streaming DataFrame "
+                "cannot measure; gate each micro-batch instead: "
+                "stream.writeStream.foreachBatch(dqx_gx.gate_each_batch(contract, ...)) (README 'Streams')"
+            )
+        frame = frame.crossJoin(F.broadcast(frame.agg(*measured.values())))
+    annotated = frame.withColumns({ERRORS: _annotation(errors), WARNINGS: _annotation(warned)})
+    return annotated.drop(*gate.hidden, *[f"_dqx_fails_{i}" for i in range(len(gate.checks))])
 
-    A contract without row-level rules gives ``(all rows, no rows)`` and a ContractWarning.
-    """
-    annotated = annotate_rows(contract, dataframe, now=now, references=references)
-    warn_without_row_rules(contract, dataframe, references)
-    return split_annotated(annotated)
 
-
-def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one)."""
-    valid = annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS, UNCAST)
-    return valid, annotated.filter(F.col(ERRORS).isNotNull()).drop(UNCAST)
-
-
-def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references: References | None = None) -> None:
-    """A ContractWarning when no rule of ``contract`` can mark rows of this batch: every row is valid."""
-    if not row_rules(contract, Columns.of(dataframe), with_the_batch(contract, dataframe, references)):
-        warn_contract(f"{contract.check_name} has no row-level rule for this batch: every row is valid", stacklevel=3)
-
-
-def _annotation(checks: list[RowCheck]) -> Column:
-    if not checks:
+def _annotation(entries: list[tuple[RowCheck, Column]]) -> Column:
+    if not entries:
         return F.lit(None).cast(ANNOTATION)
-    entries = [
+    structs = [
         F.when(
-            check.marked,
+            when,
             F.struct(
                 F.lit(check.rule.name).alias("rule"),
                 F.array(*[F.lit(c) for c in check.columns]).cast("array<string>").alias("columns"),
@@ -110,8 +192,8 @@ def _annotation(checks: list[RowCheck]) -> Column:
                 F.lit(check.message).alias("message"),
             ),
         )
-        for check in checks
+        for check, when in entries
     ]
     # most rows break nothing: test the predicates first, build the array only for rows that broke a rule
-    broke_any = reduce(operator.or_, [check.marked for check in checks])
-    return F.when(broke_any, F.filter(F.array(*entries), lambda entry: entry.isNotNull())).cast(ANNOTATION)
+    broke_any = reduce(operator.or_, [when for _, when in entries])
+    return F.when(broke_any, F.filter(F.array(*structs), lambda entry: entry.isNotNull())).cast(ANNOTATION)

@@ -1,9 +1,11 @@
 """Writing the gate's two outputs (valid rows, quarantined rows) so that a failed run leaves neither half-written.
 
 On the local filesystem each output is written by Spark into a temporary sibling folder and
-renamed into place once complete; an existing output is replaced only with ``overwrite`` (the old
-one is moved aside first and removed last). Elsewhere (``s3://``, ``abfss://``, …) Spark's own
-commit protocol writes the folder and dqx-gx cannot rename it: that is said in the docs.
+renamed into place once complete (missing parent folders are created); an existing output is
+replaced only with ``overwrite`` (the old one is moved aside first and removed last). Elsewhere
+(``s3://``, ``abfss://``, …) Spark's own commit protocol writes the folder and dqx-gx cannot rename
+it: that is said in the docs. Every format reads back with the usual tools (Spark, pandas, pyarrow,
+Python's csv module): CSV quotes as RFC 4180 says, instants are ISO 8601 with their offset.
 """
 
 from __future__ import annotations
@@ -16,16 +18,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyspark import StorageLevel
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, MapType, StructType
 
-from dqx_gx.contract.model import Contract
 from dqx_gx.rows.choices import OutputError
-from dqx_gx.rows.gate import annotate_rows, split_annotated
+from dqx_gx.rows.gate import split_annotated
 from dqx_gx.spark.columns import spark_column
-from dqx_gx.spark.references import References
+
+_INSTANT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
+_WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"
+_OPTIONS: dict[str, dict[str, str]] = {
+    # RFC 4180: a quote inside a quoted field is doubled (Spark's default escapes it with a backslash,
+    # which neither pandas nor Python's csv module reads); instants in ISO 8601 with their offset,
+    # to the microsecond (Spark's default keeps milliseconds)
+    "csv": {"header": "true", "escape": '"', "timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
+    "json": {"timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
+}
 
 
 @dataclass(frozen=True)
@@ -41,53 +50,57 @@ class Output:
         return Path(self.path.removeprefix("file://")).resolve()
 
     def check(self, *, overwrite: bool, option: str) -> None:
-        """Refuse before the run what would fail after it: an existing output without ``overwrite``,
-        a missing parent folder."""
+        """Refuse before the run what would fail after it: an existing output without ``overwrite``, a
+        file where a folder must be. A missing parent folder is created when the output is written."""
         local = self.local
         if local is None:
             return
         if local.exists() and not overwrite:
             raise OutputError(f"{option} {self.path}: already exists; give --overwrite to replace it")
-        if not local.parent.is_dir():
-            raise OutputError(f"{option} {self.path}: the folder {local.parent} does not exist")
+        existing = next(parent for parent in local.parents if parent.exists())
+        if not existing.is_dir():
+            raise OutputError(f"{option} {self.path}: {existing} is a file, not a folder")
 
 
-@contextlib.contextmanager
-def gated(contract: Contract, frame: DataFrame, references: References | None = None) -> Iterator[DataFrame]:
-    """The annotated rows of ``frame``, cached for a run that reads them several times (the verdict and
-    both outputs): the input is read and the rules evaluated once. Released when the block ends."""
-    annotated = annotate_rows(contract, frame, references=references).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        yield annotated
-    finally:
-        annotated.unpersist()
+@dataclass(frozen=True)
+class Written:
+    """One output written: where, and how many rows (counted while writing, no extra pass)."""
+
+    output: Output
+    rows: int
 
 
 def write_split(
     annotated: DataFrame, valid: Output | None, quarantine: Output | None, write_format: str, *, overwrite: bool
-) -> None:
+) -> list[Written]:
     """Write the valid and the quarantined rows of ``annotated`` (made by :func:`annotate_rows`) whole,
     each output optional; on any failure nothing of this run is left behind (old outputs kept)."""
     valid_rows, quarantined = split_annotated(annotated)
     chosen = [(frame, output) for frame, output in ((valid_rows, valid), (quarantined, quarantine)) if output]
-    write_outputs(chosen, write_format, overwrite=overwrite)
+    return write_outputs(chosen, write_format, overwrite=overwrite)
 
 
-def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, overwrite: bool) -> None:
-    """Write each frame whole; on any failure nothing of this run is left behind (old outputs kept)."""
+def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, overwrite: bool) -> list[Written]:
+    """Write each frame whole; on any failure nothing of this run is left behind (old outputs kept).
+
+    Each frame's rows are counted by an observation of the write itself (no extra pass).
+    """
+    written: list[Written] = []
     with contextlib.ExitStack() as staged:
         moves = [staged.enter_context(_staged(output)) for _, output in frames]
         for (frame, output), target in zip(frames, moves, strict=True):
-            writer = _writable(frame, write_format).write.format(write_format)
-            if write_format == "csv":
-                writer = writer.option("header", "true")
+            counted = Observation()
+            rows = _writable(frame, write_format).observe(counted, F.count(F.lit(1)).alias("rows"))
+            writer = rows.write.format(write_format).options(**_OPTIONS.get(write_format, {}))
             if target is None:  # not local: Spark's commit protocol
                 writer.mode("overwrite" if overwrite else "error").save(output.path)
             else:
                 writer.mode("error").save(str(target))  # "error": Spark Connect knows no "errorifexists"
+            written.append(Written(output, int(counted.get["rows"])))
         for (_, output), target in zip(frames, moves, strict=True):
             if target is not None:
                 _replace(target, Path(output.local or output.path))
+    return written
 
 
 @contextlib.contextmanager
@@ -97,6 +110,7 @@ def _staged(output: Output) -> Iterator[Path | None]:
     if local is None:
         yield None
         return
+    local.parent.mkdir(parents=True, exist_ok=True)
     temporary = local.parent / f".{local.name}.dqx-gx-{secrets.token_hex(6)}.tmp"
     try:
         yield temporary

@@ -27,8 +27,9 @@ class RuleResult:
     reason: str | None = None
     """Why the rule failed without a comparison, or was skipped."""
     expectation_type: str | None = None
-    marked_rows: int | None = None
-    """Rows a row-level rule marked (for duplicates, the rows beyond the first of each key)."""
+    rows_marked: int | None = None
+    """Rows a row-level rule marks (SPEC §5): its count, except for duplicates, whose metric counts the
+    extra copies while every row of a repeated key is marked. None for a batch-only rule."""
     details: tuple[Detail, ...] = ()
     """What the result shows beside its number: a completeness rule's first missing partitions (SPEC §7), up
     to N of the rows a failing row-level rule marked (SPEC §5, sensitive values as ``***``), …"""
@@ -64,7 +65,7 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         status, metric, observed, reason = _evaluate(rule, evr, expression)
         expectation_type = evr.expectation_config.type
         details = (evr.result or {}).get("details") or {}
-        marked = details.get("marked_rows")
+        marked = details.get("rows_marked")
         shown = tuple(Detail.from_dict(table) for table in details.get(TABLES) or ())
     assertion = AssertionResult(
         yyyy_mm_dd=where.key.yyyy_mm_dd,

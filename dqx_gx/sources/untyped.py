@@ -1,9 +1,9 @@
 """Untyped sources (SPEC §6): CSV and JSON store no types, so declared columns are cast from text.
 
 Each declared column of a primitive type is cast (``try_cast``) to that type; every other rule
-sees the cast values. The non-NULL values that do not cast are listed per row in the hidden
-column ``_dqx_uncast`` (the declared column names whose value did not cast), which the type rule
-counts (``dqx.uncast_values``) and the row-level gate marks (``dqx_gx.spark.uncast``). Outputs drop it.
+sees the cast values. The text each cast column was read as is kept in the hidden struct column
+``_dqx_uncast`` (one string field per cast column; ``dqx_gx.spark.uncast`` reads it): a value whose
+text is there but whose cast is NULL did not cast.
 """
 
 from __future__ import annotations
@@ -29,23 +29,21 @@ def cast_declared(frame: DataFrame, contract: Contract) -> DataFrame:
     """
     columns = Columns.of(frame)
     casts: dict[str, Column] = {}
-    failed: list[Column] = []
+    texts: list[Column] = []
     for rule in contract.rules:
         if not isinstance(rule, TypeRule) or rule.data_type is None or rule.column is None:
             continue
         found = columns.find(rule.column)
         target = spark_type(rule.data_type)
-        if found is None or target is None or not isinstance(found.dataType, AtomicType):
+        if found is None or target is None or not isinstance(found.dataType, AtomicType) or found.name in casts:
             continue
         if type_mismatch(rule.data_type, found.dataType, rule.column) is None:
             continue
         raw = spark_column(found)
-        cast = raw.try_cast(target)
-        casts[found.name] = cast.alias(found.name)
-        failed.append(F.when(raw.isNotNull() & cast.isNull(), F.lit(rule.column)))
-    uncast = F.filter(F.array(*failed), lambda name: name.isNotNull()) if failed else F.array()
+        casts[found.name] = raw.try_cast(target).alias(found.name)
+        texts.append(raw.cast("string").alias(found.name))
     kept = [casts.get(f.name, spark_column(f)) for f in frame.schema.fields]
-    return frame.select(*kept, uncast.cast("array<string>").alias(UNCAST))
+    return frame.select(*kept, F.struct(*texts).alias(UNCAST))
 
 
 def spark_type(declared: DataType) -> str | None:

@@ -50,6 +50,9 @@ _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily],
 )
 
 
+UNCAST = "_dqx_uncast"
+"""Hidden column of a batch read from an untyped source (:mod:`dqx_gx.spark.uncast`): never listed."""
+
 NESTED_PATH = "dqx.path"
 """Metadata key of a struct field found by its path: the names of the path's parts."""
 
@@ -104,7 +107,7 @@ class Columns:
                 f"column {name!r} is ambiguous: Spark matches names ignoring case and the batch has {found} "
                 "(set spark.sql.caseSensitive=true to tell them apart)"
             )
-        names = [f.name for f in self.schema.fields]
+        names = [f.name for f in self.schema.fields if f.name != UNCAST]
         shown = ", ".join(repr(n) for n in names[:12]) + (f", … {len(names)} columns" if len(names) > 12 else "")
         return f"column {name!r} is not in the batch (it has: {shown or 'no columns'})"
 

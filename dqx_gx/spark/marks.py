@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
 
@@ -12,10 +13,12 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
-from dqx_gx.kinds.kind import Marks, Reach, fill
+from dqx_gx.kinds.kind import Marks, Reach, Value, fill
+from dqx_gx.rules.metric import MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
-from dqx_gx.spark.kinds import On, marks_of
+from dqx_gx.spark.expressions import within
+from dqx_gx.spark.kinds import On, count_of, marks_of
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 from dqx_gx.spark.uncast import UNCAST, uncast_mark
 
@@ -58,6 +61,11 @@ class RowCheck:
     marked: Column
     """True for a marked row, never NULL."""
     message: str
+    fails: Column | bool
+    """Whether the rule fails on the batch (SPEC §5: only then may its marks be errors). ``False``: it
+    has no operator, it is only recorded; ``True``: any marked row fails it (no tolerance), so a
+    marked row is the mark of a failing rule; else an aggregate over the batch, true when the rule's
+    metric falls outside its bounds, as the checkpoint compares it."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,7 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
     return found
 
 
-def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
+def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
     """The predicates of ``rules`` on ``frame``.
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
@@ -126,7 +134,8 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
             data_type = row_rule.rule.data_type
             assert data_type is not None
             message = f"{row_rule.columns[0]} does not cast to {data_type.describe()}"
-            checks.append(RowCheck(row_rule.rule, row_rule.columns, uncast_mark(row_rule.columns[0]), message))
+            mark = uncast_mark(Columns.of(frame), row_rule.columns[0])
+            checks.append(RowCheck(row_rule.rule, row_rule.columns, mark, message, fails=True))
             continue
         columns = tuple(spark_column(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
@@ -143,8 +152,38 @@ def marked(frame: DataFrame, rules: list[RowRule | UncastRule]) -> Marked:
             found = F.coalesce(F.col(flag), F.lit(False))
         on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
         message = fill(row_rule.marks.reads, on.metric)
-        checks.append(RowCheck(row_rule.rule, row_rule.rule.metric.columns, marks_of(row_rule.kind, on), message))
+        rule = row_rule.rule
+        checks.append(RowCheck(rule, rule.metric.columns, marks_of(row_rule.kind, on), message, _fails(row_rule, on)))
     return Marked(frame, tuple(checks), tuple(hidden))
+
+
+def _fails(row_rule: RowRule, on: On) -> Column | bool:
+    """:attr:`RowCheck.fails` of a metric rule."""
+    threshold = row_rule.rule.threshold
+    if threshold is None:
+        return False
+    interval = threshold.interval
+    metric = on.metric
+    if row_rule.kind.value is Value.ROWS:
+        high = interval.max_value
+        if (
+            metric.scale is Scale.COUNT
+            and not interval.outside
+            and high is not None
+            and (high < 1 or (high == 1 and interval.strict_max))
+        ):
+            return True  # no count of one row or more passes
+        count = count_of(row_rule.kind, on).cast("double")
+        if metric.scale is not Scale.COUNT:
+            count = count / F.count(F.lit(1)) * F.lit(100.0 if metric.scale is Scale.PERCENT else 1.0)
+        return F.coalesce(~within(count, interval), F.lit(True))
+    # a bound on one statistic (custom min/max): one marked row fails an upper bound of the max or a
+    # lower bound of the min; any other bound needs the statistic itself
+    one_sided = interval.min_value is None if metric.kind is MetricKind.MAX else interval.max_value is None
+    if one_sided and not interval.outside:
+        return True
+    statistic = count_of(row_rule.kind, on).cast("struct<value:double,nan:boolean>").getField("value")
+    return F.coalesce(~within(statistic, interval), F.lit(True))
 
 
 def _with_repeated_keys(frame: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:
@@ -162,3 +201,22 @@ def _with_repeated_keys(frame: DataFrame, fields: tuple[StructField, ...], flag:
     )
     same_key = reduce(operator.and_, [key.eqNullSafe(F.col(alias)) for key, alias in zip(keys, aliases, strict=True)])
     return frame.join(F.broadcast(repeated), same_key, "left").drop(*aliases)
+
+
+def rows_marked_by_key(
+    contract: Contract, frame: DataFrame, counts: Mapping[str, int], references: References | None = None
+) -> dict[str, int]:
+    """The rows each duplicates rule in ``counts`` (rule id → its metric, the extra copies) marks: every
+    row of a repeated key, so at least the count (SPEC §5). One Spark job for all of them, run only when
+    a duplicates rule found a repeated key; other row-level rules mark exactly their count."""
+    keyed = [
+        r
+        for r in row_rules(contract, Columns.of(frame), references)
+        if isinstance(r, RowRule) and r.marks.reach is Reach.KEY and counts.get(r.rule.id, 0) > 0
+    ]
+    if not keyed:
+        return {}
+    gate = marked(frame, keyed)
+    row = gate.frame.agg(*[F.count_if(c.marked).alias(f"_dqx_rows_{i}") for i, c in enumerate(gate.checks)]).first()
+    assert row is not None
+    return {c.rule.id: int(row[f"_dqx_rows_{i}"]) for i, c in enumerate(gate.checks)}

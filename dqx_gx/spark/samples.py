@@ -24,6 +24,7 @@ from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.marks import marked, row_rules
 from dqx_gx.spark.references import References
+from dqx_gx.spark.uncast import read_text
 
 OVERSAMPLE = 8
 """Rows kept per rule before the first ``limit`` are chosen: enough that fewer than ``limit`` arrive
@@ -73,7 +74,7 @@ def failed_row_samples(
         (check.marked & _kept(bucket, counts[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
         for i, check in enumerate(checks)
     ]
-    values = [_value(fields[n], fields[n].name in secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
+    values = [_value(columns, fields[n], secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
     picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
     rows = gate.frame.select(*picks, *values, bucket.alias(_BUCKET)).where(picked_by_any).collect()
     # whatever order the plan (a join) gives: the same rows shown, here or on Spark Connect
@@ -100,5 +101,9 @@ def _kept(bucket: Column, marked: int, limit: int) -> Column:
     return bucket < F.lit(max(1, _BUCKETS * wanted // marked))
 
 
-def _value(field: Any, sensitive: bool) -> Column:
-    return F.lit(REDACTED) if sensitive else spark_column(field).cast("string")
+def _value(columns: Columns, field: Any, secret: set[str]) -> Column:
+    """The value as it was there: ``***`` when sensitive; the text read from CSV/JSON, not its cast (SPEC §6)."""
+    if field.name in secret:
+        return F.lit(REDACTED)
+    text = read_text(columns, field.name)
+    return text if text is not None else spark_column(field).cast("string")

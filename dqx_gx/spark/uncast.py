@@ -1,27 +1,65 @@
-"""The hidden column of a batch read from an untyped source (SPEC §6): the values that did not cast.
+"""The hidden column of a batch read from an untyped source (SPEC §6): the text each cast column was read as.
 
-``dqx_gx.sources.untyped`` adds it when it casts CSV or JSON text to the declared types; the type
-rule counts it (``dqx.uncast_values``) and the row gate marks the rows it names. Outputs drop it.
+``dqx_gx.sources.untyped`` adds it when it casts CSV or JSON text to the declared types: a struct
+with one string field per cast column. A value whose text is there but whose cast is NULL did not
+cast: the type rule counts those (``dqx.uncast_values``), the row gate marks them, samples show the
+text, and the quarantine output writes each row as it was read. No message, listing or output shows
+the column itself.
 """
 
 from __future__ import annotations
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructField, StructType
 
-from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.columns import UNCAST, Columns, spark_column
 
-UNCAST = "_dqx_uncast"
-"""Hidden column of a batch read from an untyped source: array of the columns whose text did not cast."""
+__all__ = ["UNCAST", "as_read", "read_text", "uncast_count", "uncast_mark"]
 
 
 def uncast_count(columns: Columns, column: str) -> Column:
     """How many rows hold a value of ``column`` that did not cast; NULL for a typed batch."""
     if columns.find(UNCAST) is None:
         return F.lit(None).cast("bigint")
-    return F.count_if(uncast_mark(column))
+    return F.count_if(uncast_mark(columns, column))
 
 
-def uncast_mark(column: str) -> Column:
-    """True for a row whose ``column`` value did not cast, never NULL."""
-    return F.coalesce(F.array_contains(F.col(UNCAST), F.lit(column)), F.lit(False))
+def uncast_mark(columns: Columns, column: str) -> Column:
+    """True for a row whose ``column`` value did not cast, never NULL (False for a column not cast)."""
+    text = read_text(columns, column)
+    found = columns.find(column)
+    if text is None or found is None:
+        return F.lit(False)
+    return F.coalesce(text.isNotNull() & spark_column(found).isNull(), F.lit(False))
+
+
+def read_text(columns: Columns, column: str) -> Column | None:
+    """The text ``column`` was read as, when it was cast from text; else None."""
+    cast = _cast_fields(columns)
+    found = columns.find(column)
+    if found is None or found.name not in cast:
+        return None
+    return F.col(UNCAST).getField(found.name)
+
+
+def as_read(frame: DataFrame) -> DataFrame:
+    """``frame`` without ``_dqx_uncast``, each cast column back to the text it was read as (SPEC §6:
+    the values that were there, so a corrected file reads again by the same contract)."""
+    columns = Columns.of(frame)
+    cast = _cast_fields(columns)
+    if columns.find(UNCAST) is None:
+        return frame
+    kept = [
+        F.col(UNCAST).getField(f.name).alias(f.name) if f.name in cast else spark_column(f)
+        for f in frame.schema.fields
+        if f.name != UNCAST
+    ]
+    return frame.select(*kept)
+
+
+def _cast_fields(columns: Columns) -> set[str]:
+    helper: StructField | None = columns.find(UNCAST)
+    if helper is None or not isinstance(helper.dataType, StructType):
+        return set()
+    return {f.name for f in helper.dataType.fields}

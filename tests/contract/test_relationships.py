@@ -470,3 +470,19 @@ def test_to_may_name_the_referenced_column_by_its_physical_name() -> None:
     (rule,) = keys(contract)
     assert isinstance(rule, MetricRule) and rule.metric.reference_columns == ("user_pk",)
     assert messages == []
+
+
+def test_no_note_asks_for_a_dataset_the_contracts_own_server_supplies() -> None:
+    schema = [
+        {"name": "orders", "properties": [{"name": "user_id", "relationships": [{"to": "users.id"}]}]},
+        {"name": "users", "properties": [{"name": "id"}]},
+    ]
+    servers = [{"server": "here", "type": "local", "path": "/data/{model}.parquet", "format": "parquet"}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        on_server = Contract.from_odcs(odcs_document(schema, servers=servers))[0]
+    alone, _ = load(schema)
+    assert on_server.lint_notes == ()
+    assert alone.lint_notes == (
+        note("schema[0].properties[0].relationships[0]", "foreign key user_id → users.id", "users"),
+    )

@@ -72,7 +72,7 @@ def test_a_foreign_key_counts_the_rows_whose_key_no_referenced_row_has(spark: Sp
     assert (result.assertion.status, result.assertion.severity) == ("FAILED", "P1")
     assert result.assertion.assertion == "foreign key customer_id → customers.id"
     assert result.assertion.expression == "missing_reference_count(customer_id → customers.customer_key) = 0"
-    assert result.marked_rows == 2
+    assert result.rows_marked == 2
     samples = shown(result, "failed rows")
     assert samples is not None and samples.columns == ("order_id", "customer_id", "region_code")
     assert sorted(samples.rows, key=repr) == [("4", "99", "eu"), ("6", "99", None)]

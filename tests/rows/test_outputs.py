@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import csv
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from unittest import mock
 
+import pandas
 import pytest
+from pyarrow import orc, parquet
 from pyspark.sql import DataFrameWriter, SparkSession
 from pyspark.sql import functions as F
 
@@ -147,3 +155,70 @@ def test_write_split_writes_both_outputs_of_an_annotated_frame(spark: SparkSessi
     )
     write_split(annotated, None, Output(str(tmp_path / "q2")), "json", overwrite=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["q", "q2", "rows.odcs.yaml", "v"]
+
+
+SLA = EXAMPLES / "sla"
+
+
+@pytest.mark.parametrize("contract", ["daily_orders.dqx.yaml", "daily_orders.odcs.yaml"])
+def test_a_rule_without_an_operator_passes_and_quarantines_nothing(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str], contract: str
+) -> None:
+    """'Status is valid' (P0, no operator) marks 21 rows and passes: they are warnings, the batch is accepted."""
+    data = str(tmp_path / "orders.parquet")
+    good = spark.read.parquet(str(SLA / "data" / "daily_orders-good.parquet"))
+    good.withColumn("status", F.when(F.col("order_id") % 10 == 0, "returned").otherwise(F.col("status"))).write.parquet(
+        data
+    )
+    out = tmp_path / "missing" / "out"  # parents created
+    arguments = ["validate", str(SLA / contract), "--data", data, "--now", NOW, "--output", "json"]
+    code = main([*arguments, "--valid", str(out / "valid"), "--quarantine", str(out / "quarantine")])
+    captured = capsys.readouterr()
+    status = next(r for r in json.loads(captured.out)["results"] if r["assertion"] == "Status is valid")
+    assert (code, status["status"], status["severity"], status["rows_marked"]) == (0, "PASSED", "P0", 21)
+    assert [line for line in captured.err.splitlines() if " rows → " in line] == [
+        f"valid: 210 rows → {out / 'valid'}",
+        f"quarantine: 0 rows → {out / 'quarantine'}",
+    ]
+    valid = spark.read.parquet(str(out / "valid"))
+    warned = valid.where(F.exists(WARNINGS, lambda w: w["rule"] == "Status is valid"))
+    assert (valid.count(), warned.count(), spark.read.parquet(str(out / "quarantine")).count()) == (210, 21, 0)
+
+
+def test_csv_output_reads_back_with_the_csv_module_and_pandas(spark: SparkSession, tmp_path: Path) -> None:
+    data = str(SLA / "data" / "daily_orders-good.parquet")
+    contract = str(SLA / "daily_orders.dqx.yaml")
+    arguments = ["validate", contract, "--data", data, "--now", NOW, "--write-format", "csv"]
+    assert main([*arguments, "--valid", str(tmp_path / "v")]) == 0
+    (part,) = (tmp_path / "v").glob("part-*.csv")
+    with part.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    source = {r["order_id"]: r for r in spark.read.parquet(data).collect()}
+    assert len(rows) == len(source) == 210
+    for row in rows:
+        original = source[int(row["order_id"])]
+        assert datetime.fromisoformat(row["created_at"]) == original["created_at"].astimezone(UTC)
+        assert row["status"] == (original["status"] or "")
+        assert json.loads(row["shipping_address"])["city"] == original["shipping_address"]["city"]
+        warnings = json.loads(row[WARNINGS]) if row[WARNINGS] else []
+        assert all({"rule", "columns", "severity", "message"} == set(w) for w in warnings)
+    frame = pandas.read_csv(part)
+    assert len(frame) == 210 and set(frame.columns) == set(rows[0])
+
+
+def test_orc_written_in_another_time_zone_reads_back_as_the_same_instants(tmp_path: Path) -> None:
+    """Spark's ORC writer stores instants as wall-clock times of the JVM's zone: the command's JVM runs in UTC."""
+    data = str(SLA / "data" / "daily_orders-good.parquet")
+    command = [
+        sys.executable, "-m", "dqx_gx.cli", "validate", str(SLA / "daily_orders.dqx.yaml"), "--data", data,
+        "--now", NOW, "--master", "local[1]", "--write-format", "orc", "--valid", str(tmp_path / "v"),
+    ]  # fmt: skip
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, env={**os.environ, "TZ": "Asia/Kolkata"}, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"valid: 210 rows → {tmp_path / 'v'}" in done.stderr.splitlines()
+    parts = sorted((tmp_path / "v").glob("part-*.orc"))
+    written = {r["order_id"]: r["created_at"] for part in parts for r in orc.read_table(str(part)).to_pylist()}
+    source = {r["order_id"]: r["created_at"] for r in parquet.read_table(data).to_pylist()}
+    assert {k: v.replace(tzinfo=UTC) if v.tzinfo is None else v for k, v in written.items()} == source

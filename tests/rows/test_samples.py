@@ -108,7 +108,7 @@ def test_samples_cost_one_job_only_when_a_row_level_rule_fails(spark: SparkSessi
     assert counts["pass5"] == counts["pass0"]
 
 
-def test_samples_show_the_key_and_the_rules_columns_of_marked_rows(spark: SparkSession, contract: Contract) -> None:
+def test_samples_show_the_key_and_the_rules_columns_of_rows_marked(spark: SparkSession, contract: Contract) -> None:
     run = run_contract(contract, people(spark, 3), samples=2)
     results = {r.rule.name: r for r in run.rule_results}
     status = shown(results["status valid"], "failed rows")
@@ -145,7 +145,7 @@ def test_many_failed_rows_still_give_exactly_the_asked_samples(spark: SparkSessi
     frame = people(spark, 0).withColumn("status", F.when(F.col("id") % 3 == 0, "gone").otherwise(F.col("status")))
     run = run_contract(contract, frame, samples=5)
     (status,) = [r for r in run.rule_results if r.rule.name == "status valid"]
-    assert status.marked_rows == 334 and status.observed == 334
+    assert status.rows_marked == 334 and status.observed == 334
     samples = shown(status, "failed rows")
     assert samples is not None and len(samples.rows) == 5
     assert all(int(i) % 3 == 0 and s == "gone" for i, s in samples.rows)
@@ -168,7 +168,7 @@ def test_statistics_of_sensitive_columns_are_judged_but_never_shown(spark: Spark
     run = run_contract(contract, people(spark, 1))
     (cap,) = [r for r in run.rule_results if r.rule.name == "salary cap"]
     assert cap.assertion.status == "FAILED" and cap.observed == "***"
-    assert cap.marked_rows == 1
+    assert cap.rows_marked == 1
 
 
 def test_no_output_of_a_run_shows_a_sensitive_value(spark: SparkSession, tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from dqx_gx.rules.rule import MetricRule, Rule
 from dqx_gx.spark.marks import is_row_level
 from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts, statuses
+from tests.rows.test_verdict import recorded
 
 TIMEOUT = 300
 
@@ -257,3 +258,48 @@ def test_a_verdict_callback_that_raises_stops_the_stream_before_the_batch_is_wri
         gate_stream(spark, two_files, tmp_path, gate)
     valid = sorted(r["id"] for r in spark.read.parquet(str(tmp_path / "valid")).collect())
     assert valid == [1, 2, 3]
+
+
+def test_a_micro_batch_whose_rules_pass_quarantines_nothing(
+    spark: SparkSession, two_files: Path, tmp_path: Path
+) -> None:
+    """P0 rules within their tolerance or without an operator pass: their rows are warned, never held back."""
+    tolerant = one_table(
+        [
+            {"name": "id", "logicalType": "integer"},
+            {
+                "name": "status",
+                "logicalType": "string",
+                "quality": [recorded("nulls recorded", "status")],
+            },
+        ],
+        [
+            {
+                "name": "one copy tolerated",
+                "metric": "duplicateValues",
+                "arguments": {"properties": ["id"]},
+                "mustBeLessOrEqualTo": 1,
+                "severity": "error",
+            },
+        ],
+    )
+    verdicts: list[BatchVerdict] = []
+    gate = gate_each_batch(
+        tolerant,
+        valid=appender(tmp_path / "valid"),
+        quarantine=appender(tmp_path / "quarantine"),
+        on_verdict=verdicts.append,
+    )
+    gate_stream(spark, two_files, tmp_path, gate)
+    assert [v.outcome for v in verdicts] == ["passed", "passed"]
+    valid = spark.read.parquet(str(tmp_path / "valid"))
+    warned = valid.select("id", F.transform(WARNINGS, lambda w: w["rule"]).alias("rules")).where(
+        F.col("rules").isNotNull()
+    )
+    assert sorted((r["id"], r["rules"]) for r in warned.collect()) == [
+        (4, ["one copy tolerated"]),
+        (4, ["one copy tolerated"]),
+        (5, ["nulls recorded"]),
+    ]
+    assert valid.count() == 7
+    assert spark.read.parquet(str(tmp_path / "quarantine")).count() == 0

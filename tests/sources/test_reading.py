@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 from dqx_gx import Contract, ContractWarning, annotate_rows, load_contracts, read_data, run_contract
 from dqx_gx.rows import split_rows
 from dqx_gx.sources.choices import SourceError
-from tests.conftest import dedent
+from tests.conftest import dedent, shown
 
 NOW = "2026-11-22T12:00:00Z"
 
@@ -56,7 +56,7 @@ def load(text: str) -> Contract:
 
 def results(contract: Contract, frame: object) -> dict[str, tuple[str, object, int | None]]:
     run = run_contract(contract, frame, now=NOW)  # type: ignore[arg-type]
-    return {r.rule.name: (r.assertion.status, r.reason, r.marked_rows) for r in run.rule_results}
+    return {r.rule.name: (r.assertion.status, r.reason, r.rows_marked) for r in run.rule_results}
 
 
 @pytest.fixture
@@ -112,7 +112,10 @@ def test_the_gate_marks_exactly_the_rows_that_do_not_cast(spark: SparkSession, c
     }
     valid, quarantine = split_rows(csv_server, frame)
     assert "_dqx_uncast" not in valid.columns and "_dqx_uncast" not in quarantine.columns
-    assert sorted(r["id"] for r in quarantine.collect()) == [2, 4]
+    # quarantined as read: the text that was there, so a corrected file reads again by the same contract
+    held = sorted((r["id"], r["day"], r["amount"]) for r in quarantine.collect())
+    assert held == [("2", "abc", "x1"), ("4", "2026-02-30", "7")]
+    assert dict(quarantine.dtypes)["amount"] == "string" and dict(valid.dtypes)["amount"] == "double"
     (three,) = valid.where("id = 3").collect()  # amount < 0 breaks a P1 rule: a warning, not an error
     assert [w["rule"] for w in three["_dqx_warnings"]] == ["amount minimum 0"]
 
@@ -177,3 +180,18 @@ def test_a_corrupt_file_is_one_line_naming_it_and_its_format(spark: SparkSession
     message = str(raised.value)
     assert message.startswith(f"--data {bad}: cannot read it as parquet: file:{bad} is not a Parquet file")
     assert "\n" not in message
+
+
+def test_samples_show_the_text_that_did_not_cast(spark: SparkSession, csv_server: Contract) -> None:
+    run = run_contract(csv_server, read_data(spark, csv_server), now=NOW)
+    samples = {r.rule.name: found for r in run.rule_results if (found := shown(r, "failed rows")) is not None}
+    # the first declared columns as the key, then the rule's: each value as the text that was read
+    day, amount = samples["day has type date"], samples["amount has type number"]
+    assert (day.columns, day.rows) == (("id", "day", "amount"), (("2", "abc", "x1"), ("4", "2026-02-30", "7")))
+    assert (amount.columns, amount.rows) == (("id", "day", "amount"), (("2", "abc", "x1"),))
+
+
+def test_a_missing_column_message_never_lists_the_hidden_column(spark: SparkSession, csv_server: Contract) -> None:
+    frame = read_data(spark, csv_server).drop("amount")
+    found = results(csv_server, frame)
+    assert found["amount has type number"][1] == "column 'amount' is not in the batch (it has: 'id', 'day')"
