@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from dqx_gx.contract import Contract
     from dqx_gx.rows.outputs import Output
     from dqx_gx.run import ContractRun
+    from dqx_gx.sources.locate import Located
 
 # Imports of GX, Spark and dqlib are made by the commands that need them: `--help` and `lint`
 # start in a fraction of the time (tests/remote/test_startup.py).
@@ -103,14 +104,14 @@ def _validate(args: argparse.Namespace) -> int:
     contracts = [_choose(document, args.schema) for document in documents]
     given = _parse_pairs(args.reference, "--reference")
     _check_references(contracts, given)
-    _locate_inputs(contracts, documents, given, args)
+    sources = _locate_inputs(contracts, documents, given, args)
     outputs = _outputs(args, len(contracts))
     # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
     # on a thread of its own while GX and dqlib load on this one.
     starting = Starting(where, _parse_pairs(args.conf, "--conf"), args.verbose)
     from dqx.common import ResultKey
 
-    from dqx_gx.sources.reader import read_data, read_references
+    from dqx_gx.sources.reader import read_located, read_references
 
     spark = starting.session()
     clock.lap("start")
@@ -132,22 +133,13 @@ def _validate(args: argparse.Namespace) -> int:
     configure_logging(args.verbose)  # again: GX's import pins one of its loggers at INFO
 
     runs: list[ContractRun] = []
-    for contract, document in zip(contracts, documents, strict=True):  # one session and context, in turn
+    for contract, document, source in zip(contracts, documents, sources, strict=True):  # in turn, one session
         on_server = args.data is None and args.table is None  # the data on a server: its neighbours too
         with _reported_warnings(args.verbose):  # about the data: said at once
             references = read_references(
                 spark, contract, document, given=given, server=args.server, on_server=on_server
             )
-        frame = read_data(
-            spark,
-            contract,
-            server=args.server,
-            table=args.table,
-            path=args.data,
-            data_format=args.format,
-            merge_schema=args.merge_schema,
-            delimiter=args.delimiter,
-        )
+        frame = read_located(spark, source, contract, args.merge_schema)
         clock.lap("read")
         with _reported_warnings(args.verbose, into=notes):
             runs.append(_run(contract, frame, {**options, "references": references}, outputs, args))
@@ -317,23 +309,27 @@ def _reported_warnings(verbose: int, *, into: list[str] | None = None) -> Iterat
 
 def _locate_inputs(
     contracts: list[Contract], documents: list[list[Contract]], given: dict[str, str], args: argparse.Namespace
-) -> None:
+) -> list[Located]:
     """Find every source the run will read (paths, formats, servers, references) before Spark starts, so a
-    wrong one is one line in a fraction of a second (SPEC §6)."""
+    wrong one is one line in a fraction of a second (SPEC §6); each contract's data is then read from it."""
     from dqx_gx.sources.locate import locate, reference_source
 
+    found: list[Located] = []
     for contract, document in zip(contracts, documents, strict=True):
-        locate(
-            contract,
-            server=args.server,
-            table=args.table,
-            path=args.data,
-            data_format=args.format,
-            delimiter=args.delimiter,
+        found.append(
+            locate(
+                contract,
+                server=args.server,
+                table=args.table,
+                path=args.data,
+                data_format=args.format,
+                delimiter=args.delimiter,
+            )
         )
         declared = {name: c for c in document for name in (c.schema_name, c.dataset) if name}
         for name in contract.referenced_datasets & set(given):
             reference_source(name, given[name], declared.get(name))
+    return found
 
 
 def _outputs(args: argparse.Namespace, contracts: int) -> list[tuple[Output, str]]:
