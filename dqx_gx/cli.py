@@ -312,7 +312,7 @@ def _locate_inputs(
 ) -> list[Located]:
     """Find every source the run will read (paths, formats, servers, references) before Spark starts, so a
     wrong one is one line in a fraction of a second (SPEC §6); each contract's data is then read from it."""
-    from dqx_gx.sources.locate import locate, reference_source
+    from dqx_gx.sources.locate import declared_datasets, locate, reference_source
 
     found: list[Located] = []
     for contract, document in zip(contracts, documents, strict=True):
@@ -326,7 +326,7 @@ def _locate_inputs(
                 delimiter=args.delimiter,
             )
         )
-        declared = {name: c for c in document for name in (c.schema_name, c.dataset) if name}
+        declared = declared_datasets(document)
         for name in contract.referenced_datasets & set(given):
             reference_source(name, given[name], declared.get(name))
     return found

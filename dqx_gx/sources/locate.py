@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import glob
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -104,6 +105,11 @@ def locate(
             raise SourceError(f"--delimiter applies to csv; {label} is read as {files.format}")
         files = replace(files, delimiter=delimiter)
     return Located(files, label)
+
+
+def declared_datasets(document: Sequence[Contract]) -> dict[str, Contract]:
+    """A document's contracts by every name a foreign key may use for one: its schema's name and its dataset."""
+    return {name: c for c in document for name in (c.schema_name, c.dataset) if name}
 
 
 def reference_source(name: str, location: str, declared: Contract | None) -> Located:

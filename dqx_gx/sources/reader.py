@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.sources.choices import SourceError
-from dqx_gx.sources.locate import Located, local_path, locate, reference_source, several_files
+from dqx_gx.sources.locate import Located, declared_datasets, local_path, locate, reference_source, several_files
 from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
 
@@ -102,7 +102,7 @@ def read_references(
     with a ContractWarning (its foreign keys are then SKIPPED). With neither, the foreign key is SKIPPED.
     """
     wanted = sorted(contract.referenced_datasets)
-    declared = {name: c for c in document for name in (c.schema_name, c.dataset) if name}
+    declared = declared_datasets(document)
     found: dict[str, DataFrame] = {}
     for name in wanted:
         location = (given or {}).get(name)

@@ -456,6 +456,7 @@ def test_percentiles_equal_quantile_cont_on_ties_nan_and_infinities(spark: Spark
     assert not _differences(_percentile_rules(names), frame, table)
 
 
+@pytest.mark.slow  # a 240,000-row batch
 def test_percentiles_equal_quantile_cont_on_a_large_batch(spark: SparkSession) -> None:
     """Enough rows over enough partitions that percentile_approx's summary is compressed (approximate):
     the bracket decides every percentile exactly (no fallback), equal to DuckDB bit for bit."""

@@ -111,6 +111,7 @@ def test_infinities_match_dqx(spark: SparkSession, values: list[float | None], c
         assert result.observed == expected
 
 
+@pytest.mark.slow  # a 500-column batch
 def test_five_hundred_columns(spark: SparkSession) -> None:
     width = 500
     contract = one_table([{"name": f"c{i}", "logicalType": "integer", "required": True} for i in range(width)])

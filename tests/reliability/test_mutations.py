@@ -714,6 +714,7 @@ def test_the_starting_documents_are_valid() -> None:
         assert exercise(copy.deepcopy(doc)) == "loaded", name
 
 
+@pytest.mark.slow  # thousands of generated documents
 def test_mutated_odcs_contracts_load_or_are_refused_cleanly() -> None:
     """1400 mutated ODCS documents: loaded and translated, or refused with a message; never anything else."""
     outcomes = _run(ODCS_BASES, 1400)

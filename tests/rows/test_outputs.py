@@ -206,6 +206,7 @@ def test_csv_output_reads_back_with_the_csv_module_and_pandas(spark: SparkSessio
     assert len(frame) == 210 and set(frame.columns) == set(rows[0])
 
 
+@pytest.mark.slow  # a fresh interpreter under another TZ
 def test_orc_written_in_another_time_zone_reads_back_as_the_same_instants(tmp_path: Path) -> None:
     """Spark's ORC writer stores instants as wall-clock times of the JVM's zone: the command's JVM runs in UTC."""
     data = str(SLA / "data" / "daily_orders-good.parquet")

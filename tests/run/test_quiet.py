@@ -13,6 +13,7 @@ from tests.conftest import EXAMPLES
 NOW = "2026-11-22T12:00:00Z"
 
 
+@pytest.mark.slow  # a fresh interpreter and JVM
 def test_the_first_command_of_the_readme_is_quiet() -> None:
     command = [
         sys.executable, "-m", "dqx_gx.cli", "validate", str(EXAMPLES / "orders" / "orders.odcs.yaml"),
