@@ -30,6 +30,7 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from dqx_gx.expectations.built import BUILT, frozen
 from dqx_gx.gx_private import order_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Param
@@ -191,7 +192,10 @@ class Aggregate(TableMetricProvider):
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
-        return cls.aggregate(Columns.of(df), metric_value_kwargs, metrics), compute_kwargs, accessor_kwargs
+        columns = Columns.of(df)
+        key = (cls, type(df), columns, frozen(metric_value_kwargs), frozen(metrics))
+        column = BUILT.get(key, lambda: cls.aggregate(columns, metric_value_kwargs, metrics))
+        return column, compute_kwargs, accessor_kwargs
 
     @classmethod
     def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
