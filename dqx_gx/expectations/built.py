@@ -45,6 +45,9 @@ class BuiltColumns:
                 self._columns.popitem(last=False)
         return built
 
+    def __len__(self) -> int:
+        return len(self._columns)
+
     def clear(self) -> None:
         """Forget every kept expression (benchmarks/fixedcost.py measures a contract's first run so)."""
         with self._lock:
