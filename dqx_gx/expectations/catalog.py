@@ -17,7 +17,7 @@ from great_expectations.compatibility.pydantic import StrictBool, StrictFloat, S
 from great_expectations.core.suite_parameters import SuiteParameterDict
 
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
-from dqx_gx.expectations.metrics import MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
+from dqx_gx.expectations.metrics import DUPLICATED_ROWS, MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
 from dqx_gx.expectations.moment import instant
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Marks, Reach
@@ -81,7 +81,14 @@ class KindExpectation(DqxExpectation):
             needed[NUM_ROWS] = {}
         if self.marks_by_bounds:
             needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)
+        if self.marks_by_key:
+            needed[DUPLICATED_ROWS] = kwargs
         return needed
+
+    @property
+    def marks_by_key(self) -> bool:
+        """A kind whose marks compare rows (duplicates): every row of a repeated key, more than it counts."""
+        return isinstance(self.kind.marks, Marks) and self.kind.marks.reach is Reach.KEY
 
     @property
     def marks_by_bounds(self) -> bool:
@@ -110,7 +117,8 @@ class KindExpectation(DqxExpectation):
                     return Unmeasured(no_count(what))
                 observed = self.scaled(int(raw), metrics.get(NUM_ROWS, 0), metric.scale, what)
                 if isinstance(observed, Observed) and self.kind.row_level:
-                    return Observed(observed.value, {"rows_marked": int(raw)})
+                    marks = metrics[DUPLICATED_ROWS] if self.marks_by_key else raw
+                    return Observed(observed.value, {"rows_marked": int(marks)})
                 return observed
             case Value.COUNT:
                 return Observed(int(raw)) if raw is not None else Unmeasured(no_count(what))

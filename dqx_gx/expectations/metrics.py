@@ -30,6 +30,7 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from dqx_gx.expectations.built import BUILT, frozen
 from dqx_gx.gx_private import order_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Param
@@ -52,6 +53,7 @@ MARKED_ROWS = "dqx.marked_rows"
 UNCAST_VALUES = "dqx.uncast_values"
 REFINING = "dqx.refining_aggregate"
 REFINED = "dqx.refined"
+DUPLICATED_ROWS = "dqx.duplicated_rows"
 FOUND = "_dqx_found"
 """The flag column a foreign-key query joins in (see :func:`~dqx_gx.spark.references.with_found_keys`)."""
 
@@ -190,7 +192,10 @@ class Aggregate(TableMetricProvider):
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
-        return cls.aggregate(Columns.of(df), metric_value_kwargs, metrics), compute_kwargs, accessor_kwargs
+        columns = Columns.of(df)
+        key = (cls, type(df), columns, frozen(metric_value_kwargs), frozen(metrics))
+        column = BUILT.get(key, lambda: cls.aggregate(columns, metric_value_kwargs, metrics))
+        return column, compute_kwargs, accessor_kwargs
 
     @classmethod
     def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
@@ -283,6 +288,54 @@ class DistinctAggregate(KindAggregate):
     @classmethod
     def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
         return {"second_pass": MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)}
+
+
+class DuplicatedRows(TableMetricProvider):
+    """The rows a duplicates rule marks (SPEC §5): every row of a repeated key and, for one column, every
+    NULL key, which the rule's count (the extra copies, a second-pass aggregate) counts as a duplicate.
+
+    Run only when that count found one: a grouping of the key columns alone, its repeated groups' rows
+    summed (one query, the rows never joined back). Keys are grouped NULL-safely, as the gate compares them
+    (:mod:`dqx_gx.spark.marks`), so the run reports the rows the gate marks. None when the columns cannot be
+    measured (the expectation says why).
+    """
+
+    metric_name = DUPLICATED_ROWS
+    value_keys = KindAggregate.value_keys
+
+    @metric_value(engine=SparkDFExecutionEngine)
+    def _spark(
+        cls,
+        execution_engine: SparkDFExecutionEngine,
+        metric_domain_kwargs: dict[str, Any],
+        metric_value_kwargs: dict[str, Any],
+        metrics: dict[str, Any],
+        runtime_configuration: dict[str, Any],
+    ) -> int | None:
+        if not metrics["duplicates"]:  # none (0) or not measured (None): the count says it all
+            return metrics["duplicates"]  # type: ignore[no-any-return]
+        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+        on = measurable(KINDS[MetricKind(metric_value_kwargs["kind"])], Columns.of(df), metric_value_kwargs)
+        if on is None:
+            return None
+        keys = [f"_dqx_key_{index}" for index in range(len(on.columns))]
+        groups = df.groupBy(*[column.alias(key) for column, key in zip(on.columns, keys, strict=True)])
+        rows = F.col("_dqx_rows")
+        marked = rows > 1 if len(keys) > 1 else (rows > 1) | F.col(keys[0]).isNull()
+        found = groups.agg(F.count(F.lit(1)).alias("_dqx_rows")).agg(F.sum(F.when(marked, rows))).first()
+        return int(found[0] or 0)  # type: ignore[index]
+
+    @classmethod
+    def _get_evaluation_dependencies(
+        cls,
+        metric: MetricConfiguration,
+        configuration: Any = None,
+        execution_engine: Any = None,
+        runtime_configuration: dict[str, Any] | None = None,
+    ) -> dict[str, MetricConfiguration]:
+        kind = KINDS[MetricKind(metric.metric_value_kwargs["kind"])]
+        name, _ = measured(kind, kind.metric_of(metric.metric_value_kwargs))
+        return {"duplicates": MetricConfiguration(name, metric.metric_domain_kwargs, metric.metric_value_kwargs)}
 
 
 class DistinctValues(TableMetricProvider):

@@ -24,7 +24,6 @@ from dqx_gx.run.artifacts import ephemeral_context, install
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
-from dqx_gx.spark.marks import rows_marked_by_key
 from dqx_gx.spark.references import References, references_given, with_the_batch
 from dqx_gx.spark.samples import failed_row_samples
 from dqx_gx.spark.types import type_mismatch
@@ -125,15 +124,12 @@ def run_contract(
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
-    by_key = rows_marked_by_key(contract, dataframe, {r.rule.id: r.rows_marked or 0 for r in results}, references)
-    if by_key:  # duplicates: the metric counts the extra copies, the gate marks every row of a repeated key
-        results = tuple(replace(r, rows_marked=by_key.get(r.rule.id, r.rows_marked)) for r in results)
     failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
     found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
     results = tuple(replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results)
     skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
     with atomic_writes(context), dqx_data_docs(context):
-        _record(context, checkpoint_result, contract, skipped, found, by_key=by_key, data_docs=data_docs)
+        _record(context, checkpoint_result, contract, skipped, found, data_docs=data_docs)
     run = ContractRun(
         contract=contract,
         rule_results=results,
@@ -153,11 +149,9 @@ def _record(
     skipped: list[dict[str, str]],
     found: dict[str, Detail],
     *,
-    by_key: dict[str, int],
     data_docs: bool,
 ) -> None:
     """Put what dqx-gx adds into GX's validation results — the samples (``result.details.tables``), the
-    rows a duplicates rule marked (``result.details.rows_marked``), the
     verdict and the skipped rules (``meta.dqx``) — store them again, and rebuild the data docs pages
     of this run, so GX shows what dqx-gx reports."""
     for key, suite_result in checkpoint_result.run_results.items():
@@ -165,8 +159,6 @@ def _record(
             rule = rule_id(evr.expectation_config.meta) or "" if evr.expectation_config else ""
             if rule in found:
                 evr.result.setdefault("details", {}).setdefault(TABLES, []).append(found[rule].to_dict())
-            if rule in by_key:
-                evr.result.setdefault("details", {})["rows_marked"] = by_key[rule]
         suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
             suite_result.results, skipped, contract
         )

@@ -1,0 +1,109 @@
+"""SPEC §5: a duplicates rule counts the extra copies of a key but marks every row of a repeated key (and,
+for one column, every NULL key); the run reports the rows the gate marks, from its own grouping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import great_expectations as gx
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from dqx_gx import Contract, run_contract
+from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
+from tests.documents import one_table
+
+ROWS = [
+    (1, "a", 10),
+    (1, "a", 10),
+    (1, "b", None),
+    (2, None, None),
+    (2, None, None),
+    (3, None, 7),
+    (None, "c", 7),
+    (None, "d", 8),
+    (4, "e", 9),
+]
+DDL = "id int, code string, n int"
+RULES = ("ids", "id and code", "code and n", "n alone", "id, code and n")
+
+
+def duplicates(name: str, properties: list[str], **operator: Any) -> dict[str, Any]:
+    return {"name": name, "metric": "duplicateValues", "arguments": {"properties": properties}, **operator}
+
+
+@pytest.fixture(scope="module")
+def contract() -> Contract:
+    return one_table(
+        [
+            {"name": "id", "logicalType": "integer"},
+            {"name": "code", "logicalType": "string"},
+            {"name": "n", "logicalType": "integer"},
+        ],
+        [
+            duplicates("ids", ["id"], mustBe=0),
+            duplicates("id and code", ["id", "code"], mustBe=0),
+            duplicates("code and n", ["code", "n"], mustBeLessOrEqualTo=10),
+            duplicates("n alone", ["n"], mustBeGreaterOrEqualTo=0),
+            duplicates("id, code and n", ["id", "code", "n"], mustBe=0),
+        ],
+    )
+
+
+@pytest.fixture(scope="module")
+def frame(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame(ROWS, DDL)
+
+
+def gate_marks(contract: Contract, frame: DataFrame) -> dict[str, int]:
+    """Rows the gate marks per rule, errors and warnings alike."""
+    annotated = annotate_rows(contract, frame)
+    marks = annotated.select(F.explode(F.concat(F.coalesce(ERRORS, F.array()), F.coalesce(WARNINGS, F.array()))))
+    return {row[0]: row[1] for row in marks.groupBy("col.rule").count().collect()}
+
+
+def test_the_run_reports_the_rows_the_gate_marks(contract: Contract, frame: DataFrame) -> None:
+    run = run_contract(contract, frame)
+    reported = {r.rule.name: r.rows_marked for r in run.rule_results}
+    counted = {r.rule.name: r.observed for r in run.rule_results}
+    # one column: id 1 three times, 2 twice, and both NULLs (each NULL counted as a copy)
+    assert counted["ids"] == 5 and reported["ids"] == 7
+    # several columns: keys compared NULL-safely, (1, a) and (2, NULL) twice each
+    assert counted["id and code"] == 2 and reported["id and code"] == 4
+    # (NULL, NULL) twice, (a, 10) twice
+    assert counted["code and n"] == 2 and reported["code and n"] == 4
+    # 10 and 7 twice, NULL three times
+    assert counted["n alone"] == 5 and reported["n alone"] == 7
+    assert counted["id, code and n"] == 2 and reported["id, code and n"] == 4
+    marked = gate_marks(contract, frame)
+    for name in RULES:
+        assert marked.get(name, 0) == reported[name], name
+
+
+def test_names_are_found_as_spark_finds_them_and_a_missing_column_marks_nothing(
+    contract: Contract, frame: DataFrame
+) -> None:
+    renamed = frame.select(F.col("id").alias("ID"), F.col("code").alias("Code"))  # no column n
+    results = {r.rule.name: r for r in run_contract(contract, renamed).rule_results}
+    assert results["ids"].rows_marked == 7 and results["id and code"].rows_marked == 4
+    for name in ("code and n", "n alone", "id, code and n"):
+        assert results[name].rows_marked is None and results[name].assertion.status == "FAILED", name
+
+
+def test_the_stored_result_carries_the_rows_marked(contract: Contract, frame: DataFrame) -> None:
+    context = gx.get_context(mode="ephemeral")
+    run = run_contract(contract, frame, context=context)
+    (key,) = run.checkpoint_result.run_results
+    suite_result = context.validation_results_store.get(key)
+    stored = {evr.expectation_config.meta["dqx"]["rule"]: evr.result.get("details") for evr in suite_result.results}
+    assert stored["ids"]["rows_marked"] == 7
+    assert stored["code and n"]["rows_marked"] == 4
+
+
+def test_without_a_repeated_key_nothing_is_marked(spark: SparkSession, contract: Contract) -> None:
+    unique = spark.createDataFrame([(1, "a", 1), (2, "a", 2), (3, None, 3)], DDL)
+    run = run_contract(contract, unique)
+    reported = {r.rule.name: r.rows_marked for r in run.rule_results}
+    assert reported["id and code"] == 0 and reported["ids"] == 0
+    assert reported["code and n"] == 0
