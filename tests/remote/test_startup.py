@@ -1,4 +1,5 @@
-"""Start-up: the command's help and ``lint`` import neither Spark nor GX; ``-v`` says where a validate's seconds went."""
+"""Start-up: the command's help, ``lint``, ``coverage`` and input errors import neither Spark, GX nor dqlib; ``-v``
+says where a validate's seconds went."""
 
 from __future__ import annotations
 
@@ -36,10 +37,19 @@ def _modules_after_command(*args: str) -> tuple[set[str], str]:
 
 
 @pytest.mark.slow
-def test_lint_imports_neither_spark_nor_gx() -> None:
+def test_lint_imports_neither_spark_gx_nor_dqlib() -> None:
     modules, output = _modules_after_command("lint", ORDERS)
     assert "orders_contract (orders_tbl): 21 rules, 20 runnable" in output
-    assert not ENGINES & modules
+    assert not (ENGINES | {"dqx"}) & modules
+
+
+@pytest.mark.slow
+def test_coverage_and_an_input_error_import_neither_spark_gx_nor_dqlib() -> None:
+    modules, output = _modules_after_command("coverage", ORDERS)
+    assert "25 enforced, 20 applied, 7 documented, 1 skipped" in output
+    assert not (ENGINES | {"dqx"}) & modules
+    modules, _ = _modules_after_command("validate", ORDERS, "--data", "missing.parquet")
+    assert not (ENGINES | {"dqx"}) & modules
 
 
 @pytest.mark.slow
