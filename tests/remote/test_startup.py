@@ -59,6 +59,32 @@ def test_help_imports_neither_spark_gx_nor_dqlib() -> None:
     assert not (ENGINES | {"dqx"}) & modules
 
 
+# A local session started by Starting, in a fresh interpreter, listing the modules its thread imported.
+_STARTING = """
+import sys, threading
+from dqx_gx.session import Starting, target
+imported = []
+class Seen:
+    def find_spec(self, name, path, target=None):
+        if threading.current_thread().name == "dqx-gx-spark-start":
+            imported.append(name)
+sys.meta_path.insert(0, Seen())
+spark = Starting(target(None, None), {}, 0).session()
+print("rows", spark.range(3).count())
+print("imported", sorted(name for name in imported if name in sys.modules))
+"""
+
+
+@pytest.mark.slow
+def test_the_session_thread_imports_nothing_while_the_command_imports_gx() -> None:
+    """Two threads importing the same modules at once can fail in a circular import: the caller's thread imports
+    what PySpark's first call into the JVM would (pandas, pyarrow, protobuf), while the JVM boots."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STARTING], cwd=ROOT, capture_output=True, text=True, timeout=600, check=True
+    )
+    assert done.stdout.splitlines() == ["rows 3", "imported []"]
+
+
 def test_verbose_validate_says_where_the_seconds_went(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
     good = str(EXAMPLES / "orders" / "data" / "good.parquet")
     code = main(["validate", ORDERS, "--data", good, "--now", "2026-11-22T12:00:00Z", "-v"])
