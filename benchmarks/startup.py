@@ -1,6 +1,14 @@
-"""Start-up (issue 16 point 3): a whole ``dqx-gx validate`` on a 1,000-row parquet file against a bare
-PySpark script that starts a local session, reads the same file and counts it, each in a fresh process;
-and the wall time of ``dqx-gx --help``. Targets: validate ≤ 1.3× the bare script, help ≤ 1 s.
+"""Start-up and the commands that need no Spark (issue 25), each in fresh processes, against its baseline or target:
+
+- ``dqx-gx validate`` of the README example on a 1,000-row parquet file against a bare PySpark script that starts a
+  local session, reads the same file and counts it (target ≤ 1.2×), alternated round by round;
+- ``dqx-gx --help`` (target ≤ 0.3 s), beside a bare ``python -c pass``;
+- ``lint`` and ``coverage`` of the README example and every input error of ``validate`` (target ≤ 1 s each), each
+  checked to exit as it should without importing PySpark or starting a JVM.
+
+Each process runs under a small reaper (Linux: a child subreaper), so its time lasts until every process it started
+has ended (the JVM ends after Python, as a shell capturing the output waits for it), and its CPU seconds are
+counted for Python and for the rest (the JVMs) apart: on a shared machine CPU seconds are the steadier figure.
 
 Run: ``python benchmarks/bench.py --only startup [--rounds N]``.
 """
@@ -8,19 +16,21 @@ Run: ``python benchmarks/bench.py --only startup [--rounds N]``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 ROOT = Path(__file__).resolve().parents[1]
-CONTRACT = ROOT / "examples" / "orders" / "orders.odcs.yaml"
+CONTRACT = ROOT / "examples" / "orders" / "orders.odcs.yaml"  # the README example: no servers
+NOW = "2026-11-22T12:00:00Z"
 ROWS = 1_000
 BARE = """
 import sys
@@ -28,49 +38,162 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.master("local[*]").appName("bare").getOrCreate()
 print(spark.read.parquet(sys.argv[1]).count())
 """
+# The command in this interpreter, saying on its last line whether it imported PySpark.
+CLI = """
+import atexit, runpy, sys
+atexit.register(lambda: print("imported pyspark:", "pyspark" in sys.modules, file=sys.stderr))
+sys.argv[0] = "dqx-gx"
+runpy.run_module("dqx_gx.cli", run_name="__main__", alter_sys=True)
+"""
+# Runs argv[2:] as a child subreaper: the JVM, orphaned when Python exits, is reaped here too.
+REAPER = """
+import ctypes, json, os, resource, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+start = time.perf_counter()
+with open(sys.argv[1], "w") as err:
+    child = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err)
+    _, status, own = os.wait4(child.pid, 0)
+others = 0
+while True:
+    try:
+        os.wait()
+        others += 1
+    except ChildProcessError:
+        break
+wall = time.perf_counter() - start
+every = resource.getrusage(resource.RUSAGE_CHILDREN)
+python = own.ru_utime + own.ru_stime
+print(json.dumps({"code": os.waitstatus_to_exitcode(status), "wall": wall, "python": python,
+                  "rest": every.ru_utime + every.ru_stime - python, "others": others}))
+"""
+
+
+@dataclass(frozen=True)
+class Took:
+    """One process: its exit code, wall seconds until every process it started ended, CPU seconds."""
+
+    code: int
+    wall: float
+    python: float  # CPU seconds of the Python process
+    rest: float  # CPU seconds of the processes it started (the JVMs)
+    others: int  # processes that outlived it (a JVM)
+    stderr: str
+
+    @property
+    def cpu(self) -> float:
+        return self.python + self.rest
 
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
-    """Alternate the two processes ``rounds`` times (after one warm-up each) and print medians and ratios."""
     rounds = args.rounds
     with tempfile.TemporaryDirectory(prefix="dqx-gx-startup-") as folder:
-        data = str(Path(folder) / "orders.parquet")
+        here = Path(folder)
+        data = str(here / "orders.parquet")
         _orders(spark, ROWS).write.parquet(data)
-        validate = [sys.executable, "-m", "dqx_gx.cli", "validate", str(CONTRACT), "--data", data]
-        validate += ["--now", "2026-11-22T12:00:00Z", "--output-file", str(Path(folder) / "report.txt")]
-        commands = {
-            "bare": [sys.executable, "-c", BARE, data],
-            "validate": validate,
-            "help": [sys.executable, "-m", "dqx_gx.cli", "--help"],
-        }
-        seconds: dict[str, list[float]] = {name: [] for name in commands}
-        for command in commands.values():  # warm-up: the OS's file cache, Python's bytecode cache
-            _timed(command)
-        phases = ""
-        for _ in range(rounds):
-            for name, command in commands.items():
-                took, stderr = _timed(command + (["-v"] if name == "validate" else []))
-                seconds[name].append(took)
-                print(f"  {name} {took:.2f} s", flush=True)
-                phases = next((line for line in stderr.splitlines() if line.startswith("time:")), phases)
-    median = {name: statistics.median(values) for name, values in seconds.items()}
-    print(f"\nStart-up, {ROWS:,}-row parquet file, fresh processes, medians of {rounds}:")
-    for name, values in seconds.items():
-        print(f"  {name:9} {median[name]:6.2f} s   ({', '.join(f'{v:.2f}' for v in values)})")
+        _validate_against_bare(here, data, rounds)
+        _without_spark(here, data, rounds)
+
+
+def _validate_against_bare(here: Path, data: str, rounds: int) -> None:
+    validate = _cli("validate", str(CONTRACT), "--data", data, "--now", NOW, "-v")
+    validate += ["--output-file", str(here / "report.txt")]
+    commands = {"bare": [sys.executable, "-c", BARE, data], "validate": validate}
+    for command in commands.values():  # warm-up: the OS's file cache, Python's bytecode cache
+        _timed(command, here)
+    took: dict[str, list[Took]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            took[name].append(_timed(command, here))
+            print(f"  {name:8} {took[name][-1].wall:6.2f} s, CPU {took[name][-1].cpu:6.2f} s", flush=True)
+    bare, ours = took["bare"], took["validate"]
+    print(f"\nStart-up, the README example on a {ROWS:,}-row parquet file, fresh processes, medians of {rounds}:")
+    for name, values in took.items():
+        print(
+            f"  {name:8} {_median(values, 'wall'):6.2f} s   CPU {_median(values, 'cpu'):6.2f} s "
+            f"(Python {_median(values, 'python'):5.2f}, JVM {_median(values, 'rest'):5.2f})   "
+            f"rounds: {', '.join(f'{t.wall:.2f}' for t in values)}"
+        )
+    phases = next((line for line in ours[-1].stderr.splitlines() if line.startswith("time:")), "")
     print(f"  dqx-gx validate -v, last round: {phases}")
-    print(f"dqx-gx validate / bare PySpark read+count = {median['validate'] / median['bare']:.2f} (target ≤ 1.3)")
-    print(f"dqx-gx --help = {median['help']:.2f} s (target ≤ 1 s)")
+    wall = _median(ours, "wall") / _median(bare, "wall")
+    cpu = _median(ours, "cpu") / _median(bare, "cpu")
+    print(f"dqx-gx validate / bare PySpark read+count = {wall:.2f} (target ≤ 1.2; CPU seconds {cpu:.2f})\n")
 
 
-def _timed(command: list[str]) -> tuple[float, str]:
+def _without_spark(here: Path, data: str, rounds: int) -> None:
+    """--help, lint, coverage and each input error: the target, exit code, and no PySpark or JVM."""
+    empty = here / "empty"
+    empty.mkdir()
+    (empty / "_SUCCESS").write_text("")
+    keyed = here / "keyed.yaml"  # the example with one foreign key, to statuses
+    keyed.write_text(
+        CONTRACT.read_text().replace(
+            "      - name: status\n", "      - name: status\n        relationships:\n          - to: statuses.code\n", 1
+        )
+    )
+    validate = ("validate", str(CONTRACT), "--now", NOW)
+    commands: dict[str, tuple[list[str], int, float]] = {  # the command, its exit code, the target in seconds
+        "python -c pass (baseline)": ([sys.executable, "-c", "pass"], 0, 0.3),
+        "--help": (_cli("--help"), 0, 0.3),
+        "lint": (_cli("lint", str(CONTRACT)), 0, 1.0),
+        "coverage": (_cli("coverage", str(CONTRACT)), 0, 1.0),
+        "missing --data path": (_cli(*validate, "--data", str(here / "missing.parquet")), 2, 1.0),
+        "no servers": (_cli(*validate), 2, 1.0),
+        "empty folder": (_cli(*validate, "--data", str(empty)), 2, 1.0),
+        "misspelt --format": (_cli(*validate, "--data", data, "--format", "parqet"), 2, 1.0),
+        "unused --reference": (
+            _cli("validate", str(keyed), "--data", data, "--reference", "customers=x.csv"),
+            2,
+            1.0,
+        ),
+        "--delimiter on parquet": (_cli(*validate, "--data", data, "--delimiter", ";"), 2, 1.0),
+    }
+    for command, _, _ in commands.values():
+        _timed(command, here)
+    took: dict[str, list[Took]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, (command, _, _) in commands.items():
+            took[name].append(_timed(command, here))
+    print(f"Without Spark, fresh processes, medians of {rounds}:")
+    for name, (_, code, target) in commands.items():
+        values = took[name]
+        wall = _median(values, "wall")
+        problems = [f"exit {t.code}, expected {code}" for t in values if t.code != code]
+        problems += ["started a process that outlived it (a JVM)" for t in values if t.others]
+        problems += ["imported PySpark" for t in values if "imported pyspark: True" in t.stderr]
+        problems += ["no 'error:' line" for t in values if code == 2 and "error: " not in t.stderr]
+        verdict = "met" if wall <= target else "NOT met"
+        print(
+            f"  {name:26} {wall:5.2f} s   CPU {_median(values, 'cpu'):5.2f} s   target ≤ {target} s: {verdict}"
+            + (f"   PROBLEM: {'; '.join(sorted(set(problems)))}" if problems else "")
+        )
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", CLI, *args]
+
+
+def _timed(command: list[str], here: Path) -> Took:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("SPARK_REMOTE", None)
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False)
-    took = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(command[:4])} exited {done.returncode}:\n{done.stderr}")
-    return took, done.stderr
+    stderr = here / "stderr.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", REAPER, str(stderr), *command],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    measured = json.loads(done.stdout)
+    text = stderr.read_text()
+    if measured["code"] not in (0, 1, 2):
+        raise RuntimeError(f"{' '.join(command[:4])} exited {measured['code']}:\n{text}")
+    return Took(stderr=text, **measured)
+
+
+def _median(values: list[Took], field: str) -> float:
+    return statistics.median(getattr(t, field) for t in values)
 
 
 def _orders(spark: SparkSession, rows: int) -> DataFrame:

@@ -3,6 +3,11 @@
 Each class subclasses its namesake in ``dqx.contract`` so code written against
 DQX (``except dqx.contract.ContractValidationError``) catches ours too. Contract warnings are
 issued through :func:`warn_contract`, so they are not lost in a process that imported GX.
+
+dqlib's ``dqx`` package costs 0.7 s to import (sympy, SQLAlchemy, rich), more than loading a contract: so
+the classes are defined on Python's own and take DQX's classes as their bases the moment ``dqx.contract``
+is imported (now, if it already is). No code can name DQX's classes before that, so the promise holds
+wherever it can be observed, and ``dqx-gx lint`` and the input errors do without dqlib.
 """
 
 from __future__ import annotations
@@ -12,12 +17,28 @@ import json
 import logging
 import sys
 import warnings
-from typing import Any, TextIO
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TextIO
 
-from dqx import contract as _dqx_contract
+from dqx_gx.lazy import when_imported
+
+if TYPE_CHECKING:
+    from dqx.contract import ContractValidationError as _DqxContractError
+    from dqx.contract import ContractWarning as _DqxContractWarning
+    from dqx.contract import SchemaValidationError as _DqxSchemaError
+else:  # stand-ins laid out as DQX's classes are, until dqx.contract is imported (_adopt_dqx_bases)
+
+    class _DqxContractError(Exception):
+        pass
+
+    class _DqxSchemaError(Exception):
+        pass
+
+    class _DqxContractWarning(UserWarning):
+        pass
 
 
-class ContractValidationError(_dqx_contract.ContractValidationError):
+class ContractValidationError(_DqxContractError):
     """The contract document is invalid; nothing runs.
 
     The message names the offending field (a JSON path such as
@@ -33,17 +54,26 @@ class ContractValidationError(_dqx_contract.ContractValidationError):
         self.problems: tuple[Any, ...] = ()
 
 
-class SchemaValidationError(_dqx_contract.SchemaValidationError):
+class SchemaValidationError(_DqxSchemaError):
     """The data does not have the schema the contract declares (strict mode only)."""
 
 
-class ContractWarning(_dqx_contract.ContractWarning):
+class ContractWarning(_DqxContractWarning):
     """A non-fatal problem: a rule that cannot run, a deprecated form, a doubtful value.
 
     Emitted with :func:`warnings.warn` (through :func:`warn_contract`), so ``warnings.catch_warnings``,
     ``pytest.warns`` and filters see it: ``warnings.simplefilter("error", ContractWarning)`` makes
     warnings fatal.
     """
+
+
+def _adopt_dqx_bases(dqx_contract: ModuleType) -> None:
+    """Make each class a subclass of its namesake in ``dqx.contract`` (Python recomputes their MROs)."""
+    for ours in (ContractValidationError, SchemaValidationError, ContractWarning):
+        ours.__bases__ = (getattr(dqx_contract, ours.__name__),)
+
+
+when_imported("dqx.contract", _adopt_dqx_bases)
 
 
 def warn_contract(message: str, *, stacklevel: int = 1) -> None:

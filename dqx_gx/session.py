@@ -224,12 +224,17 @@ class Starting:
     """A session started on its own thread while the caller loads what the run needs.
 
     Most of a local start is the JVM's (launched as a child process, waited on with the GIL
-    released), so it overlaps Python's imports of GX and the contract's loading.
+    released), so it overlaps Python's imports of GX and dqlib on the caller's thread. The modules the
+    session's thread would import are imported on the caller's thread instead: two threads importing the
+    same modules at once can meet in a circular import, which then fails.
     """
 
     def __init__(self, where: Target, confs: Mapping[str, str], verbose: int) -> None:
         require_answer(where)  # on the caller's thread: a wrong URL fails at once
-        import pyspark.sql  # noqa: F401  here, so that two threads never import PySpark's modules at once
+        import pyspark.sql
+
+        if where.is_connect:
+            import pyspark.sql.connect.session  # the Connect client, which GX imports too
 
         self._session: SparkSession | None = None
         self._error: BaseException | None = None
@@ -237,6 +242,10 @@ class Starting:
             target=self._start, args=(where, confs, verbose), name="dqx-gx-spark-start", daemon=True
         )
         self._thread.start()
+        # PySpark's first call into the JVM imports pyspark.testing.utils (its numpy converter asks it whether
+        # numpy is installed), and with it pandas, pyarrow and protobuf: most of a second, taken here while
+        # the JVM boots instead of on the session's path once it has.
+        import pyspark.testing.utils  # noqa: F401
 
     def _start(self, where: Target, confs: Mapping[str, str], verbose: int) -> None:
         try:

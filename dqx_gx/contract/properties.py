@@ -15,9 +15,7 @@ from contextlib import nullcontext, suppress
 from dataclasses import replace
 from datetime import date, datetime
 from types import MappingProxyType
-from typing import Any
-
-from dqx.common import SeverityLevel
+from typing import TYPE_CHECKING, Any
 
 from dqx_gx.contract.model import SENSITIVE_CLASSES, Property, skipped
 from dqx_gx.contract.pointer import pointer, under
@@ -26,6 +24,9 @@ from dqx_gx.errors import ContractValidationError, shown
 from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind, Scalar
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator, Threshold, finite_number
+
+if TYPE_CHECKING:
+    from dqx.common import SeverityLevel
 
 CHECKABLE_STRING_FORMATS = frozenset({"email", "uuid", "ipv4", "ipv6", "hostname", "uri", "url"})
 

@@ -13,12 +13,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
-
-from dqx.common import SeverityLevel
+from typing import TYPE_CHECKING, Any
 
 from dqx_gx.rules.metric import Metric, describe
 from dqx_gx.rules.threshold import Threshold
+
+if TYPE_CHECKING:
+    from dqx.common import SeverityLevel
 
 
 class RuleOrigin(StrEnum):

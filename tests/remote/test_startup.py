@@ -1,4 +1,5 @@
-"""Start-up: the command's help and ``lint`` import neither Spark nor GX; ``-v`` says where a validate's seconds went."""
+"""Start-up: the command's help, ``lint``, ``coverage`` and input errors import neither Spark, GX nor dqlib; ``-v``
+says where a validate's seconds went."""
 
 from __future__ import annotations
 
@@ -36,10 +37,19 @@ def _modules_after_command(*args: str) -> tuple[set[str], str]:
 
 
 @pytest.mark.slow
-def test_lint_imports_neither_spark_nor_gx() -> None:
+def test_lint_imports_neither_spark_gx_nor_dqlib() -> None:
     modules, output = _modules_after_command("lint", ORDERS)
     assert "orders_contract (orders_tbl): 21 rules, 20 runnable" in output
-    assert not ENGINES & modules
+    assert not (ENGINES | {"dqx"}) & modules
+
+
+@pytest.mark.slow
+def test_coverage_and_an_input_error_import_neither_spark_gx_nor_dqlib() -> None:
+    modules, output = _modules_after_command("coverage", ORDERS)
+    assert "25 enforced, 20 applied, 7 documented, 1 skipped" in output
+    assert not (ENGINES | {"dqx"}) & modules
+    modules, _ = _modules_after_command("validate", ORDERS, "--data", "missing.parquet")
+    assert not (ENGINES | {"dqx"}) & modules
 
 
 @pytest.mark.slow
@@ -47,6 +57,32 @@ def test_help_imports_neither_spark_gx_nor_dqlib() -> None:
     modules, output = _modules_after_command("--help")
     assert "validate" in output
     assert not (ENGINES | {"dqx"}) & modules
+
+
+# A local session started by Starting, in a fresh interpreter, listing the modules its thread imported.
+_STARTING = """
+import sys, threading
+from dqx_gx.session import Starting, target
+imported = []
+class Seen:
+    def find_spec(self, name, path, target=None):
+        if threading.current_thread().name == "dqx-gx-spark-start":
+            imported.append(name)
+sys.meta_path.insert(0, Seen())
+spark = Starting(target(None, None), {}, 0).session()
+print("rows", spark.range(3).count())
+print("imported", sorted(name for name in imported if name in sys.modules))
+"""
+
+
+@pytest.mark.slow
+def test_the_session_thread_imports_nothing_while_the_command_imports_gx() -> None:
+    """Two threads importing the same modules at once can fail in a circular import: the caller's thread imports
+    what PySpark's first call into the JVM would (pandas, pyarrow, protobuf), while the JVM boots."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STARTING], cwd=ROOT, capture_output=True, text=True, timeout=600, check=True
+    )
+    assert done.stdout.splitlines() == ["rows 3", "imported []"]
 
 
 def test_verbose_validate_says_where_the_seconds_went(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
