@@ -96,31 +96,41 @@ def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 @dataclass(frozen=True)
 class Gated:
-    """A batch marked once and cached: the verdict runs on :attr:`batch`, then :meth:`annotated` places
-    the marks by that verdict without evaluating any rule again."""
+    """A batch marked once: the verdict runs on :attr:`batch`, then :meth:`annotated` places the marks by
+    that verdict without building any rule again."""
 
     batch: DataFrame
-    """The input as it was given (cached), for the checkpoint run."""
+    """The input, for the checkpoint run (cached when :func:`gated` was asked to)."""
     marks: Marked
 
     def annotated(self, verdict: Verdict) -> DataFrame:
-        """The cached rows with ``_dqx_errors`` and ``_dqx_warnings`` placed by ``verdict``."""
+        """The rows with ``_dqx_errors`` and ``_dqx_warnings`` placed by ``verdict``."""
         return _annotated(self.marks, verdict, streaming=False)
 
 
 @contextlib.contextmanager
-def gated(contract: Contract, frame: DataFrame, references: References | None = None) -> Iterator[Gated]:
-    """``frame`` with each row-level rule's mark computed and cached, for a run that reads the rows
-    several times (the verdict, then both outputs): the input is read and the rules evaluated once.
-    Released when the block ends."""
+def gated(
+    contract: Contract, frame: DataFrame, references: References | None = None, *, cache: bool = True
+) -> Iterator[Gated]:
+    """``frame`` with each row-level rule's mark, for a run that reads the rows several times (the
+    verdict, then each output). Each duplicates rule's repeated keys are grouped once and cached (they
+    are few). With ``cache`` the rows themselves are cached with their marks too, so the input is read
+    and the rules evaluated once; without it each reader scans the input again, which costs less than
+    caching it when the input is columnar (parquet: a scan reads only the columns it needs, a cache
+    encodes every column of every row). Released when the block ends."""
     found = _marked(contract, frame, references)
-    flags = {f"_dqx_mark_{i}": check.marked for i, check in enumerate(found.checks)}
-    cached = found.frame.withColumns(flags).drop(*found.hidden).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
+    if cache:
+        flags = {f"_dqx_mark_{i}": check.marked for i, check in enumerate(found.checks)}
+        cached = found.frame.withColumns(flags).drop(*found.hidden).persist(StorageLevel.MEMORY_AND_DISK)
         checks = tuple(replace(c, marked=F.col(flag)) for c, flag in zip(found.checks, flags, strict=True))
-        yield Gated(cached.drop(*flags), Marked(cached, checks, tuple(flags)))
+        held, gate = [cached], Gated(cached.drop(*flags), Marked(cached, checks, tuple(flags)))
+    else:
+        held, gate = [keys.persist(StorageLevel.MEMORY_AND_DISK) for keys in found.repeated_keys], Gated(frame, found)
+    try:
+        yield gate
     finally:
-        cached.unpersist()
+        for kept in held:
+            kept.unpersist()
 
 
 def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references: References | None = None) -> None:
