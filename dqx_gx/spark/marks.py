@@ -123,12 +123,13 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
     return found
 
 
-def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
+def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repeat: bool = True) -> Marked:
     """The predicates of ``rules`` on ``frame``.
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
     grouping of the key columns alone and joined back (broadcast when few), so the rows
-    themselves are never shuffled. Foreign keys join in the referenced dataset's keys.
+    themselves are never shuffled; without ``keys_repeat`` (the batch's run counted no repeated key
+    for any of them) no grouping or join is built. Foreign keys join in the referenced dataset's keys.
     """
     checks = []
     hidden = []
@@ -145,7 +146,9 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
         columns = tuple(spark_column(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
         repeated = found = None
-        if row_rule.marks.reach is Reach.KEY:
+        if row_rule.marks.reach is Reach.KEY and not keys_repeat:
+            repeated = F.lit(False)
+        elif row_rule.marks.reach is Reach.KEY:
             flag = f"_dqx_repeated_{index}"
             keys = _repeated_keys(batch, row_rule.fields, flag)
             frame = _with_flag(frame, keys, row_rule.fields, flag)

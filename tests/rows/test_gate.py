@@ -321,3 +321,21 @@ def test_a_gated_batch_groups_each_duplicates_rules_keys_once(spark: SparkSessio
         # the second output reads the keys the first one grouped (cached): no grouping job of its own
         assert jobs_reading(quarantine, "gated-quarantine") == (rows, grouping_and_reading - 1)
     assert rows == 4
+
+
+def test_a_gated_batch_whose_run_found_no_repeated_key_groups_no_keys(spark: SparkSession) -> None:
+    keyed = one_table([{"name": "id", "logicalType": "integer", "unique": True, "logicalTypeOptions": {"minimum": 2}}])
+    unique = spark.createDataFrame([(1,), (2,), (3,)], "id int")  # (a NULL key would count: the metric counts NULLs)
+    run = run_contract(keyed, unique)
+    expected = sorted(map(repr, annotate_rows(keyed, unique, verdict=run).collect()))
+    tracker = spark.sparkContext.statusTracker()
+    with gated(keyed, unique, cache=False) as gate:
+        spark.sparkContext.setJobGroup("no-repeated-key", "no-repeated-key")
+        try:
+            annotated = gate.annotated(run).collect()
+        finally:
+            spark.sparkContext.setJobGroup("none", "none")
+    assert len(tracker.getJobIdsForGroup("no-repeated-key")) == 1  # the read alone: no grouping, no broadcast
+    assert sorted(map(repr, annotated)) == expected
+    marks = {r["id"]: [e["rule"] for e in r[ERRORS] or []] + [e["rule"] for e in r[WARNINGS] or []] for r in annotated}
+    assert marks == {1: ["id minimum 2"], 2: [], 3: []}
