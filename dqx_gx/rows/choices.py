@@ -33,5 +33,5 @@ class Verdict(Protocol):
 
     @property
     def rule_results(self) -> Sequence[RuleResult]:
-        """Each rule's result: a duplicates rule that observed no repeated key needs no grouping to mark rows."""
+        """Each rule's result: a duplicates rule that marked no row needs no grouping to mark rows."""
         ...

@@ -110,12 +110,12 @@ class Gated:
 
     def annotated(self, verdict: Verdict) -> DataFrame:
         """The rows with ``_dqx_errors`` and ``_dqx_warnings`` placed by ``verdict``; when the verdict's
-        duplicates rules each observed no repeated key, their keys are not grouped again."""
+        duplicates rules each marked no row (no key repeats), their keys are not grouped again."""
         marks = self.marks
         if self.unrepeated is not None:
-            observed = {r.rule.id: r.observed for r in verdict.rule_results}
+            rows_marked = {r.rule.id: r.rows_marked for r in verdict.rule_results}
             keyed = [c.rule.id for c in self.marks.checks if _keyed(c.rule)]
-            if all(observed.get(rule) == 0 for rule in keyed):
+            if all(rows_marked.get(rule) == 0 for rule in keyed):
                 marks = self.unrepeated
         return _annotated(marks, verdict, streaming=False)
 
