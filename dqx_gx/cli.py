@@ -184,14 +184,15 @@ def _print_data_docs(context: Any, runs: list[ContractRun]) -> None:
 def _run(
     contract: Contract, frame: DataFrame, options: dict[str, Any], outputs: list[tuple[Output, str]], args: Any
 ) -> ContractRun:
-    """One contract's run; with outputs, the input is read and the rules evaluated once for the verdict and both."""
+    """One contract's run; with outputs, the rules are built once for the verdict and both. The input is
+    read again by each output rather than cached: a file source reads again for less than a cache costs."""
     from dqx_gx.rows.gate import gated, split_annotated, warn_without_row_rules
     from dqx_gx.rows.outputs import write_outputs
     from dqx_gx.run import run_contract
 
     if not outputs:
         return run_contract(contract, frame, **options)
-    with gated(contract, frame, options["references"]) as gate:
+    with gated(contract, frame, options["references"], cache=False) as gate:
         run = run_contract(contract, gate.batch, **options)
         warn_without_row_rules(contract, frame, options["references"])
         valid, quarantine = split_annotated(gate.annotated(run))

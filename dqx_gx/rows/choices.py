@@ -5,7 +5,11 @@ The CLI builds its help and checks its arguments from these before any Spark ses
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from dqx_gx.run.results import RuleResult
 
 WRITE_FORMATS = ("parquet", "csv", "json", "orc")
 
@@ -19,9 +23,15 @@ class OutputError(ValueError):
 
 
 class Verdict(Protocol):
-    """What the row gate needs of a batch verdict (a :class:`~dqx_gx.run.ContractRun`): the rules that failed."""
+    """What the row gate needs of a batch verdict (a :class:`~dqx_gx.run.ContractRun`): the rules that failed,
+    and what each observed."""
 
     @property
     def failed_rules(self) -> frozenset[str]:
         """The ids of the rules that FAILED on the batch."""
+        ...
+
+    @property
+    def rule_results(self) -> Sequence[RuleResult]:
+        """Each rule's result: a duplicates rule that marked no row needs no grouping to mark rows."""
         ...

@@ -76,6 +76,9 @@ class Marked:
     checks: tuple[RowCheck, ...]
     hidden: tuple[str, ...]
     """Helper columns added to ``frame`` (repeated-key and found-key flags), to drop once the marks are computed."""
+    repeated_keys: tuple[DataFrame, ...] = ()
+    """The repeated keys of each duplicates rule, joined into ``frame``: small, and a grouping of the whole
+    batch each, so a caller that reads ``frame`` more than once caches these rather than the batch."""
 
 
 def is_row_level(rule: Rule) -> bool:
@@ -120,15 +123,17 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
     return found
 
 
-def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
+def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repeat: bool = True) -> Marked:
     """The predicates of ``rules`` on ``frame``.
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
     grouping of the key columns alone and joined back (broadcast when few), so the rows
-    themselves are never shuffled. Foreign keys join in the referenced dataset's keys.
+    themselves are never shuffled; without ``keys_repeat`` (the batch's run counted no repeated key
+    for any of them) no grouping or join is built. Foreign keys join in the referenced dataset's keys.
     """
     checks = []
     hidden = []
+    repeated_keys = []
     batch = frame
     for index, row_rule in enumerate(rules):
         if isinstance(row_rule, UncastRule):
@@ -141,10 +146,14 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
         columns = tuple(spark_column(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
         repeated = found = None
-        if row_rule.marks.reach is Reach.KEY:
+        if row_rule.marks.reach is Reach.KEY and not keys_repeat:
+            repeated = F.lit(False)
+        elif row_rule.marks.reach is Reach.KEY:
             flag = f"_dqx_repeated_{index}"
-            frame = _with_repeated_keys(frame, batch, row_rule.fields, flag)
+            keys = _repeated_keys(batch, row_rule.fields, flag)
+            frame = _with_flag(frame, keys, row_rule.fields, flag)
             hidden.append(flag)
+            repeated_keys.append(keys)
             repeated = F.coalesce(F.col(flag), F.lit(False))
         if row_rule.reference is not None:
             flag = f"_dqx_found_{index}"
@@ -155,7 +164,7 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule]) -> Marked:
         message = fill(row_rule.marks.reads, on.metric)
         rule = row_rule.rule
         checks.append(RowCheck(rule, rule.metric.columns, marks_of(row_rule.kind, on), message, _fails(row_rule, on)))
-    return Marked(frame, tuple(checks), tuple(hidden))
+    return Marked(frame, tuple(checks), tuple(hidden), tuple(repeated_keys))
 
 
 def _fails(row_rule: RowRule, on: On) -> Column | bool:
@@ -187,23 +196,28 @@ def _fails(row_rule: RowRule, on: On) -> Column | bool:
     return F.coalesce(~within(statistic, interval), F.lit(True))
 
 
-def _with_repeated_keys(frame: DataFrame, batch: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:
-    """``frame`` plus ``flag``: true where the key occurs in more than one row of ``batch``, NULL elsewhere.
+def _repeated_keys(batch: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:
+    """The keys (columns ``{flag}_key_{k}``) that occur in more than one row of ``batch``, each with ``flag`` true.
 
-    Keys are compared NULL-safely, as ``COUNT(DISTINCT struct(...))`` compares tuples. The keys are grouped
-    from ``batch`` (the rows before any flag was joined in), not from ``frame``: grouping each rule's keys
-    from the frame the previous rule built doubled the plan per duplicates rule (measured: a 20-rule
-    contract's plan string ran the driver out of memory).
+    The keys are grouped from ``batch`` (the rows before any flag was joined in), not from the frame the
+    previous rule built: grouping each rule's keys from there doubled the plan per duplicates rule
+    (measured: a 20-rule contract's plan string ran the driver out of memory).
     """
-    aliases = [f"{flag}_key_{k}" for k in range(len(fields))]
-    keys = [spark_column(f) for f in fields]
-    repeated = (
-        batch.groupBy(*[key.alias(alias) for key, alias in zip(keys, aliases, strict=True)])
+    return (
+        batch.groupBy(*[spark_column(f).alias(f"{flag}_key_{k}") for k, f in enumerate(fields)])
         .agg(F.count(F.lit(1)).alias(f"{flag}_rows"))
         .where(F.col(f"{flag}_rows") > 1)
-        .select(*aliases, F.lit(True).alias(flag))
+        .select(*[f"{flag}_key_{k}" for k in range(len(fields))], F.lit(True).alias(flag))
     )
-    same_key = reduce(operator.and_, [key.eqNullSafe(F.col(alias)) for key, alias in zip(keys, aliases, strict=True)])
+
+
+def _with_flag(frame: DataFrame, repeated: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:
+    """``frame`` plus ``flag``: true where the row's key is one of ``repeated`` (made by :func:`_repeated_keys`),
+    NULL elsewhere. Keys are compared NULL-safely, as ``COUNT(DISTINCT struct(...))`` compares tuples."""
+    aliases = [f"{flag}_key_{k}" for k in range(len(fields))]
+    same_key = reduce(
+        operator.and_, [spark_column(f).eqNullSafe(F.col(alias)) for f, alias in zip(fields, aliases, strict=True)]
+    )
     return frame.join(F.broadcast(repeated), same_key, "left").drop(*aliases)
 
 

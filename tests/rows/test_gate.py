@@ -12,7 +12,8 @@ from pyspark.sql import functions as F
 
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.kinds import KINDS, Value
-from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_rows
+from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_annotated, split_rows
+from dqx_gx.rows.gate import gated
 from dqx_gx.spark.marks import is_row_level
 from tests.documents import one_table
 
@@ -283,3 +284,58 @@ def test_annotating_twice_and_duplicates_on_a_stream_are_refused(
         annotate_rows(contract, stream)
     row_only = one_table([{"name": "status", "required": True}])
     assert annotate_rows(row_only, stream).isStreaming
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_a_gated_batch_is_annotated_as_annotate_rows_annotates_it(
+    contract: Contract, frame: DataFrame, references: dict[str, DataFrame], cache: bool
+) -> None:
+    run = run_contract(contract, frame, references=references)
+    expected = annotate_rows(contract, frame, verdict=run, references=references)
+    with gated(contract, frame, references, cache=cache) as gate:
+        assert gate.batch.columns == frame.columns
+        annotated = gate.annotated(run)
+        assert annotated.columns == expected.columns
+        assert sorted(map(repr, annotated.collect())) == sorted(map(repr, expected.collect()))
+        assert annotated.filter(F.col(ERRORS).isNotNull()).count() == 5  # the failing P0 rules mark 5 of 7 rows
+
+
+def test_a_gated_batch_groups_each_duplicates_rules_keys_once(spark: SparkSession, frame: DataFrame) -> None:
+    keyed = one_table([{"name": "id", "logicalType": "integer", "unique": True}])
+    run = run_contract(keyed, frame)
+    tracker = spark.sparkContext.statusTracker()
+
+    def jobs_reading(rows: DataFrame, group: str) -> tuple[int, int]:
+        spark.sparkContext.setJobGroup(group, group)
+        try:
+            count = len(rows.collect())
+        finally:
+            spark.sparkContext.setJobGroup("none", "none")
+        return count, len(tracker.getJobIdsForGroup(group))
+
+    _, ungated = split_annotated(annotate_rows(keyed, frame, verdict=run))
+    rows, grouping_and_reading = jobs_reading(ungated, "ungated")
+    with gated(keyed, frame, cache=False) as gate:
+        valid, quarantine = split_annotated(gate.annotated(run))
+        assert jobs_reading(valid, "gated-valid")[0] == 3
+        # the second output reads the keys the first one grouped (cached): no grouping job of its own
+        assert jobs_reading(quarantine, "gated-quarantine") == (rows, grouping_and_reading - 1)
+    assert rows == 4
+
+
+def test_a_gated_batch_whose_run_found_no_repeated_key_groups_no_keys(spark: SparkSession) -> None:
+    keyed = one_table([{"name": "id", "logicalType": "integer", "unique": True, "logicalTypeOptions": {"minimum": 2}}])
+    unique = spark.createDataFrame([(1,), (2,), (3,)], "id int")  # (a NULL key would count: the metric counts NULLs)
+    run = run_contract(keyed, unique)
+    expected = sorted(map(repr, annotate_rows(keyed, unique, verdict=run).collect()))
+    tracker = spark.sparkContext.statusTracker()
+    with gated(keyed, unique, cache=False) as gate:
+        spark.sparkContext.setJobGroup("no-repeated-key", "no-repeated-key")
+        try:
+            annotated = gate.annotated(run).collect()
+        finally:
+            spark.sparkContext.setJobGroup("none", "none")
+    assert len(tracker.getJobIdsForGroup("no-repeated-key")) == 1  # the read alone: no grouping, no broadcast
+    assert sorted(map(repr, annotated)) == expected
+    marks = {r["id"]: [e["rule"] for e in r[ERRORS] or []] + [e["rule"] for e in r[WARNINGS] or []] for r in annotated}
+    assert marks == {1: ["id minimum 2"], 2: [], 3: []}
