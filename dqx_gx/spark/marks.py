@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
 
@@ -219,22 +219,3 @@ def _with_flag(frame: DataFrame, repeated: DataFrame, fields: tuple[StructField,
         operator.and_, [spark_column(f).eqNullSafe(F.col(alias)) for f, alias in zip(fields, aliases, strict=True)]
     )
     return frame.join(F.broadcast(repeated), same_key, "left").drop(*aliases)
-
-
-def rows_marked_by_key(
-    contract: Contract, frame: DataFrame, counts: Mapping[str, int], references: References | None = None
-) -> dict[str, int]:
-    """The rows each duplicates rule in ``counts`` (rule id → its metric, the extra copies) marks: every
-    row of a repeated key, so at least the count (SPEC §5). One Spark job for all of them, run only when
-    a duplicates rule found a repeated key; other row-level rules mark exactly their count."""
-    keyed = [
-        r
-        for r in row_rules(contract, Columns.of(frame), references)
-        if isinstance(r, RowRule) and r.marks.reach is Reach.KEY and counts.get(r.rule.id, 0) > 0
-    ]
-    if not keyed:
-        return {}
-    gate = marked(frame, keyed)
-    row = gate.frame.agg(*[F.count_if(c.marked).alias(f"_dqx_rows_{i}") for i, c in enumerate(gate.checks)]).first()
-    assert row is not None
-    return {c.rule.id: int(row[f"_dqx_rows_{i}"]) for i, c in enumerate(gate.checks)}
