@@ -49,6 +49,15 @@ def jvm_pid(spark: SparkSession) -> int | None:
     return getattr(process, "pid", None)
 
 
+def jvm_live_mib(spark: SparkSession) -> float:
+    """The JVM heap its live objects hold, in MiB, after a full collection: what a leak would make grow (the
+    JVM's resident memory also grows while its heap expands towards ``spark.driver.memory``, leak or not)."""
+    jvm: Any = spark._jvm
+    jvm.java.lang.System.gc()
+    runtime = jvm.java.lang.Runtime.getRuntime()
+    return float(runtime.totalMemory() - runtime.freeMemory()) / 2**20
+
+
 def left_behind(context: Any, spark: SparkSession) -> dict[str, int]:
     sources = context.data_sources.all()
     assets = [asset for source in sources.values() for asset in source.assets]
@@ -73,12 +82,14 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     processes = {"python": os.getpid(), "jvm": jvm_pid(spark)}
     memory: dict[str, list[float | None]] = {name: [] for name in processes}
     seconds = []
+    live: list[float] = []
     for _ in range(RUNS):
         started = time.perf_counter()
         dqx_gx.run_contract(rules, frame, now=NOW, context=context)
         seconds.append(time.perf_counter() - started)
         for name, pid in processes.items():
             memory[name].append(rss_mib(pid) if pid is not None else None)
+        live.append(jvm_live_mib(spark))
     print(f"\n{RUNS} run_contract calls, one GX context, {ROWS:,} rows, {len(rules.rules)} rules:")
     print(
         f"  per run: first {seconds[0]:.3f} s, median of runs 2–11 {statistics.median(seconds[1:11]):.3f} s, "
@@ -94,6 +105,10 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
             f"growth over the last {RUNS - 10} runs {last - tenth:+.0f} MiB "
             f"({(last - tenth) / (RUNS - 10) * 1024:+.0f} KiB/run)"
         )
+    print(
+        f"  JVM live heap after a full GC: {live[0]:.0f} MiB after run 1, {live[9]:.0f} after run 10, "
+        f"{live[-1]:.0f} after run {RUNS}; growth over the last {RUNS - 10} runs {live[-1] - live[9]:+.0f} MiB"
+    )
     print(
         "  left in the context and Spark's cache: "
         + ", ".join(f"{k} {v}" for k, v in left_behind(context, spark).items())
