@@ -59,15 +59,8 @@ def loadable(path: Path) -> list[Contract]:
             return []
 
 
-LARGE = {"all_postgresql-adventureworks-contract.odcs.yaml"}
-"""Contracts with hundreds of tables: in the slow lane."""
-
-
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, marks=pytest.mark.slow) if p.name in LARGE else p for p in FILES],
-    ids=[f"{p.parent.name}/{p.name}" for p in FILES],
-)
+@pytest.mark.slow  # every corpus contract run on Spark
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
 def test_corpus_contract_runs(spark: SparkSession, path: Path, corpus: Path) -> None:
     contracts = loadable(path)
     if not contracts:

@@ -723,6 +723,7 @@ def test_mutated_odcs_contracts_load_or_are_refused_cleanly() -> None:
     assert outcomes["refused"] >= 100, outcomes
 
 
+@pytest.mark.slow  # thousands of generated documents
 def test_mutated_native_contracts_load_or_are_refused_cleanly() -> None:
     """1500 mutated native documents, the same way (its strict schema refuses more, so more cases)."""
     outcomes = _run(NATIVE_BASES, 1500)

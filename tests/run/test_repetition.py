@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import great_expectations as gx
+import pytest
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -67,6 +68,7 @@ def footprint(context: Any, spark: SparkSession) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow  # fifty runs
 def test_fifty_runs_in_one_context_leave_nothing_behind(spark: SparkSession) -> None:
     (contract,) = Contract.from_odcs(DOCUMENT)
     frame = batch(spark)
