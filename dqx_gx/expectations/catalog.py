@@ -81,14 +81,9 @@ class KindExpectation(DqxExpectation):
             needed[NUM_ROWS] = {}
         if self.marks_by_bounds:
             needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)
-        if self.marks_by_key:
+        if self.kind.marks_by_key:
             needed[DUPLICATED_ROWS] = kwargs
         return needed
-
-    @property
-    def marks_by_key(self) -> bool:
-        """A kind whose marks compare rows (duplicates): every row of a repeated key, more than it counts."""
-        return isinstance(self.kind.marks, Marks) and self.kind.marks.reach is Reach.KEY
 
     @property
     def marks_by_bounds(self) -> bool:
@@ -117,7 +112,7 @@ class KindExpectation(DqxExpectation):
                     return Unmeasured(no_count(what))
                 observed = self.scaled(int(raw), metrics.get(NUM_ROWS, 0), metric.scale, what)
                 if isinstance(observed, Observed) and self.kind.row_level:
-                    marks = metrics[DUPLICATED_ROWS] if self.marks_by_key else raw
+                    marks = metrics[DUPLICATED_ROWS] if self.kind.marks_by_key else raw
                     return Observed(observed.value, {"rows_marked": int(marks)})
                 return observed
             case Value.COUNT:

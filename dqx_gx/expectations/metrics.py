@@ -27,7 +27,7 @@ from great_expectations.expectations.metrics.metric_provider import metric_parti
 from great_expectations.expectations.metrics.table_metric_provider import TableMetricProvider
 from great_expectations.util import convert_to_json_serializable
 from great_expectations.validator.metric_configuration import MetricConfiguration
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dqx_gx.expectations.built import BUILT, frozen
@@ -75,6 +75,15 @@ def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | Non
         return None
     found = tuple(f for f in fields if f is not None)
     return On(metric, found, tuple(spark_column(f) for f in found))
+
+
+def on_batch(
+    engine: SparkDFExecutionEngine, domain_kwargs: dict[str, Any], kind: Kind, kwargs: dict[str, Any]
+) -> tuple[DataFrame, On | None]:
+    """The batch of a metric that runs a query of its own, and what ``kind``'s expressions are built on
+    there (None: a column it cannot measure, which the expectation explains)."""
+    df, _, _ = engine.get_compute_domain(domain_kwargs, domain_type=MetricDomainTypes.TABLE)
+    return df, measurable(kind, Columns.of(df), kwargs)
 
 
 def marked(kind: Kind, metric: Metric, interval: Interval) -> dict[str, Any]:
@@ -314,8 +323,8 @@ class DuplicatedRows(TableMetricProvider):
     ) -> int | None:
         if not metrics["duplicates"]:  # none (0) or not measured (None): the count says it all
             return metrics["duplicates"]  # type: ignore[no-any-return]
-        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        on = measurable(KINDS[MetricKind(metric_value_kwargs["kind"])], Columns.of(df), metric_value_kwargs)
+        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
         keys = [f"_dqx_key_{index}" for index in range(len(on.columns))]
@@ -356,9 +365,8 @@ class DistinctValues(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
     ) -> list[Any] | None:
-        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
         kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
-        on = measurable(kind, Columns.of(df), metric_value_kwargs)
+        df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
         on = replace(on, now=from_micros(metric_value_kwargs["now"]))
@@ -385,9 +393,8 @@ class ReferenceAggregate(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
     ) -> Any:
-        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
         kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
-        on = measurable(kind, Columns.of(df), metric_value_kwargs)
+        df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
         name = on.metric.reference or ""
@@ -453,8 +460,7 @@ class Refined(TableMetricProvider):
         value = refine.value(kind.metric_of(metric_value_kwargs), found)
         if value is not None:
             return value
-        df, _, _ = execution_engine.get_compute_domain(metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE)
-        on = measurable(kind, Columns.of(df), metric_value_kwargs)
+        df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
         return convert_to_json_serializable(df.agg(refine.exact(on)).first()[0])  # type: ignore[index]

@@ -179,6 +179,11 @@ class Kind:
     def row_level(self) -> bool:
         return isinstance(self.marks, Marks)
 
+    @property
+    def marks_by_key(self) -> bool:
+        """Its marks compare rows (duplicates): every row of a repeated key, more rows than it counts."""
+        return isinstance(self.marks, Marks) and self.marks.reach is Reach.KEY
+
     def describe(self, metric: Metric) -> str:
         """The metric as a formula, e.g. ``null_count(order_id)`` or ``100 * null_count(a) / num_rows()``."""
         base = fill(self.reads, metric)

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.kinds import kind_of
-from dqx_gx.kinds.kind import Marks, Reach
+from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError, Verdict
 from dqx_gx.rules.rule import MetricRule, Rule
 from dqx_gx.spark.columns import Columns
@@ -150,10 +150,7 @@ def gated(
 
 def _keyed(rule: Rule) -> bool:
     """Whether ``rule`` marks the rows sharing a repeated key (duplicates, ``unique``, ``primaryKey``)."""
-    if not isinstance(rule, MetricRule):
-        return False
-    marks = kind_of(rule.metric).marks
-    return isinstance(marks, Marks) and marks.reach is Reach.KEY
+    return isinstance(rule, MetricRule) and kind_of(rule.metric).marks_by_key
 
 
 def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references: References | None = None) -> None:
