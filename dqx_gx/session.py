@@ -23,6 +23,8 @@ from importlib import resources
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from dqx_gx import class_archive
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -40,6 +42,7 @@ _READ_SETTINGS = {"spark.sql.timeType.enabled": "true"}
 # The JVMs' own zone, which Spark's ORC writer stores instants in as wall-clock times (not the session
 # zone): in UTC, an ORC output reads back as the same instants through pyarrow whatever the machine's zone.
 _UTC = "-Duser.timezone=UTC"
+_DRIVER_OPTIONS = "spark.driver.extraJavaOptions"
 _INCUBATOR_WARNING = b"WARNING: Using incubator modules: jdk.incubator.vector"
 # The master URLs Spark 4 accepts (SparkSubmit and SparkContext), checked before a JVM starts:
 # Spark's own refusal comes as a Java stack trace from the launcher.
@@ -93,10 +96,12 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
 
     Call :func:`require_answer` first: Spark would retry an endpoint that does not answer.
     """
+    import pyspark
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder
     settings: dict[str, str] = {}
+    archive: list[str] = []
     if where.is_connect:
         assert where.remote is not None
         builder = builder.remote(where.remote)
@@ -109,7 +114,10 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
             settings |= _QUIET
             quiet = resources.files("dqx_gx").joinpath("resources", "log4j2-quiet.properties")
             driver.append(f"-Dlog4j2.configurationFile={quiet}")
-        settings |= {"spark.driver.extraJavaOptions": " ".join(driver), "spark.executor.extraJavaOptions": _UTC}
+        if _DRIVER_OPTIONS not in confs and _starts_a_jvm():  # the user's own options replace these
+            archive = class_archive.java_options(os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__))
+        driver += archive
+        settings |= {_DRIVER_OPTIONS: " ".join(driver), "spark.executor.extraJavaOptions": _UTC}
     settings |= confs
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -121,10 +129,19 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
             if key not in confs:
                 spark.conf.set(key, value)
     except Exception as exc:
+        class_archive.abandon(archive)
         if verbose:
             raise
         raise SparkStartError(f"{where.origin} {where.shown}: Spark refuses it: {first_line(exc)}") from None
     return spark
+
+
+def _starts_a_jvm() -> bool:
+    """Whether getOrCreate will launch a JVM: not when this process has one already (PySpark keeps its
+    gateway after a session stops) or is handed one (``PYSPARK_GATEWAY_PORT``, as notebooks do)."""
+    from pyspark import SparkContext
+
+    return SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
 
 
 @contextlib.contextmanager

@@ -1,0 +1,148 @@
+"""The JVM's class archive: when a command maps it, writes it, gives up on it — and a real JVM mapping it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dqx_gx.class_archive import GIVE_UP, MAGIC, QUIET, SETTING, abandon, java_options
+from tests.conftest import EXAMPLES
+
+
+@pytest.fixture
+def spark_home(tmp_path: Path) -> Path:
+    home = tmp_path / "spark"
+    (home / "jars").mkdir(parents=True)
+    (home / "jars" / "spark-core.jar").write_bytes(b"jar")
+    return home
+
+
+def environ(folder: Path, **more: str) -> dict[str, str]:
+    return {"PATH": os.environ["PATH"], SETTING: str(folder), **more}
+
+
+def whole(part: Path) -> None:
+    """What HotSpot leaves when it has written the archive: its header, written last, at the start."""
+    part.write_bytes(MAGIC + b"\0" * 60)
+
+
+def test_the_second_command_writes_the_archive_and_the_next_maps_it(tmp_path: Path, spark_home: Path) -> None:
+    folder = tmp_path / "cache"
+    env = environ(folder)
+    assert java_options(str(spark_home), env) == []  # the first command on this machine: nothing to pay for
+    (seen,) = folder.glob("*.seen")
+    key = seen.name.removesuffix(".seen")
+
+    writing = java_options(str(spark_home), env)
+    part = folder / f"{key}.{os.getpid()}.part"
+    assert writing == [f"-XX:ArchiveClassesAtExit={part}", QUIET]
+    assert part.exists()
+    assert java_options(str(spark_home), env) == []  # its JVM has not written it yet: nobody else starts one
+
+    whole(part)
+    assert java_options(str(spark_home), env) == [f"-XX:SharedArchiveFile={folder / f'{key}.jsa'}", QUIET]
+    assert not part.exists()
+    assert java_options(str(spark_home), env) == [f"-XX:SharedArchiveFile={folder / f'{key}.jsa'}", QUIET]
+
+
+def test_a_writing_that_never_completes_is_given_up_for_good(tmp_path: Path, spark_home: Path) -> None:
+    folder = tmp_path / "cache"
+    env = environ(folder)
+    java_options(str(spark_home), env)
+    java_options(str(spark_home), env)
+    (part,) = folder.glob("*.part")
+    later = time.time() + GIVE_UP + 1
+    assert java_options(str(spark_home), env, now=later) == []
+    assert not part.exists()
+    assert list(folder.glob("*.failed"))
+    assert java_options(str(spark_home), env, now=later) == []  # never tried again for this Java and Spark
+
+
+def test_a_jvm_that_did_not_start_leaves_no_part(tmp_path: Path, spark_home: Path) -> None:
+    folder = tmp_path / "cache"
+    env = environ(folder)
+    java_options(str(spark_home), env)
+    options = java_options(str(spark_home), env)
+    abandon(options)
+    assert not list(folder.glob("*.part"))
+    assert java_options(str(spark_home), env)[0].startswith("-XX:ArchiveClassesAtExit=")  # the next one writes
+
+
+def test_another_spark_or_java_has_an_archive_of_its_own(tmp_path: Path, spark_home: Path) -> None:
+    folder = tmp_path / "cache"
+    env = environ(folder)
+    java_options(str(spark_home), env)
+    (spark_home / "jars" / "delta-spark.jar").write_bytes(b"another jar")  # the jars folder changed
+    assert java_options(str(spark_home), env) == []  # a first command again: seen, not written
+    assert len(list(folder.glob("*.seen"))) == 2
+    assert java_options(str(spark_home), {**env, "SPARK_CONF_DIR": str(tmp_path)}) == []
+    assert len(list(folder.glob("*.seen"))) == 3
+
+
+@pytest.mark.parametrize("setting", ["off", "OFF", "0", "false"])
+def test_off_leaves_the_cache_alone(tmp_path: Path, spark_home: Path, setting: str) -> None:
+    env = {"PATH": os.environ["PATH"], SETTING: setting, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    assert java_options(str(spark_home), env) == []
+    assert java_options(str(spark_home), env) == []
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_the_user_cache_by_default(tmp_path: Path, spark_home: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    java_options(str(spark_home), env)
+    assert list((tmp_path / "xdg" / "dqx-gx" / "jvm").glob("spark-*.seen"))
+
+
+def test_no_archive_where_none_can_be_kept(tmp_path: Path, spark_home: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert java_options(str(spark_home), environ(blocked / "cache")) == []
+    assert java_options(str(spark_home), environ(tmp_path / "c", JAVA_HOME=str(tmp_path / "no-java"))) == []
+    assert java_options(str(tmp_path / "no-spark"), environ(tmp_path / "c")) == []
+
+
+@pytest.mark.slow  # three fresh interpreters and JVMs, and the writing of a 150 MB archive
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the JVM's memory map from /proc")
+def test_a_real_jvm_writes_then_maps_the_archive(tmp_path: Path) -> None:
+    folder = tmp_path / "jvm"
+    command = [
+        sys.executable, "-m", "dqx_gx.cli", "validate", str(EXAMPLES / "orders" / "orders.odcs.yaml"),
+        "--data", str(EXAMPLES / "orders" / "data" / "good.parquet"), "--now", "2026-11-22T12:00:00Z",
+    ]  # fmt: skip
+    env = {**os.environ, SETTING: str(folder)}
+    env.pop("SPARK_REMOTE", None)
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert first.returncode == 0, first.stderr
+    writing = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert (writing.returncode, writing.stdout, writing.stderr) == (0, first.stdout, first.stderr)
+    deadline = time.monotonic() + 300
+    while not any(part.read_bytes()[: len(MAGIC)] == MAGIC for part in folder.glob("*.part")):
+        assert time.monotonic() < deadline, "the JVM never wrote the archive"  # it does after the command ended
+        time.sleep(0.5)
+
+    mapping = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    mapped = False
+    while mapping.poll() is None and not mapped:
+        archives = [str(archive) for archive in folder.glob("*.jsa")]  # made of the part by this command
+        mapped = any(a in maps for a in archives for maps in _jvm_maps(f"-XX:SharedArchiveFile={a}"))
+        time.sleep(0.1)
+    out, err = mapping.communicate(timeout=600)
+    assert mapped, "no JVM mapped the archive"
+    assert (mapping.returncode, out, err) == (0, first.stdout, first.stderr)  # the same report, nothing more said
+
+
+def _jvm_maps(option: str) -> list[str]:
+    """The memory maps of the running processes started with ``option``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and option.encode() in (proc / "cmdline").read_bytes().split(b"\0"):
+                found.append((proc / "maps").read_text())
+        except OSError:  # ended meanwhile
+            continue
+    return found
