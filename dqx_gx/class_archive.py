@@ -15,7 +15,8 @@ does this by itself (``-XX:+AutoCreateSharedArchive``); Java 17 does not, so thi
 - written to a part file first and made the archive by a later command, once HotSpot's header is in it
   (HotSpot writes the header last, so a part file with one is whole); a part file that has none after
   :data:`GIVE_UP` seconds (a JVM killed while writing, a classpath HotSpot cannot archive) is deleted
-  and this Java and Spark are not tried again.
+  and this Java and Spark are not tried again;
+- an archive no command mapped for 30 days (a Java or Spark since replaced) is deleted when a new one is made.
 
 HotSpot checks the archive against its own build and the classpath and ignores one that does not match;
 its ``cds`` log is turned off, so that check prints nothing into the command's output.
@@ -23,6 +24,7 @@ its ``cds`` log is turned off, so that check prints nothing into the command's o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -34,6 +36,7 @@ from pathlib import Path
 SETTING = "DQX_GX_CLASS_ARCHIVE"
 OFF = frozenset({"off", "0", "false", "no"})
 GIVE_UP = 600.0
+UNUSED = 30 * 86400
 MAGIC = bytes.fromhex("a8ab0bf0")  # HotSpot's dynamic archive header starts with 0xf00baba8, little-endian
 QUIET = "-Xlog:cds*=off"
 WRITE = "-XX:ArchiveClassesAtExit="
@@ -58,12 +61,15 @@ def java_options(spark_home: str, environ: Mapping[str, str] = os.environ, now: 
 def _options(folder: Path, key: str, now: float) -> list[str]:
     archive = folder / f"{key}.jsa"
     if archive.exists():
+        with contextlib.suppress(OSError):  # dated when last mapped: what an archive of another Spark is not
+            os.utime(archive, (now, now))
         return [f"-XX:SharedArchiveFile={archive}", QUIET]
     writing = False
     for part in sorted(folder.glob(f"{key}.*.part")):
         if _whole(part):
             os.replace(part, archive)
             log.info("class archive written: %s", archive)
+            _forget_unused(folder, now)
             return [f"-XX:SharedArchiveFile={archive}", QUIET]
         if now - part.stat().st_mtime > GIVE_UP:
             part.unlink()
@@ -88,6 +94,14 @@ def abandon(options: list[str]) -> None:
     for option in options:
         if option.startswith(WRITE):
             Path(option[len(WRITE) :]).unlink(missing_ok=True)
+
+
+def _forget_unused(folder: Path, now: float) -> None:
+    """Delete the archives no command mapped for :data:`UNUSED` seconds: those of a Java or Spark replaced."""
+    for archive in folder.glob("*.jsa"):
+        if now - archive.stat().st_mtime > UNUSED:
+            archive.unlink()
+            log.info("class archive unused for %d days, deleted: %s", UNUSED // 86400, archive)
 
 
 def _whole(part: Path) -> bool:

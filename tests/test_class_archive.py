@@ -50,6 +50,23 @@ def test_the_second_command_writes_the_archive_and_the_next_maps_it(tmp_path: Pa
     assert java_options(str(spark_home), env) == [f"-XX:SharedArchiveFile={folder / f'{key}.jsa'}", QUIET]
 
 
+def test_a_new_archive_deletes_those_unused_for_30_days(tmp_path: Path, spark_home: Path) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    old, recent = folder / "spark-old.jsa", folder / "spark-recent.jsa"
+    for archive, days in ((old, 31), (recent, 29)):
+        archive.write_bytes(MAGIC)
+        os.utime(archive, (time.time() - days * 86400,) * 2)
+    env = environ(folder)
+    java_options(str(spark_home), env)
+    java_options(str(spark_home), env)
+    (part,) = folder.glob("*.part")
+    whole(part)
+    mapped = Path(java_options(str(spark_home), env)[0].removeprefix("-XX:SharedArchiveFile="))
+    assert sorted(folder.glob("*.jsa")) == sorted([mapped, recent])
+    assert time.time() - mapped.stat().st_mtime < 60
+
+
 def test_a_writing_that_never_completes_is_given_up_for_good(tmp_path: Path, spark_home: Path) -> None:
     folder = tmp_path / "cache"
     env = environ(folder)
