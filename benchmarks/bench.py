@@ -485,16 +485,22 @@ def main() -> None:
         choices=("rules", "gate", *TOPICS),
         help="run only the rule suites, the row gate or one topic: " + ", ".join(TOPICS),
     )
+    parser.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting of the session (repeatable)"
+    )
     args = parser.parse_args()
-    spark = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName("dqx-gx-benchmark")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "6g")
         .config("spark.sql.shuffle.partitions", "8")
-        .getOrCreate()
     )
+    for setting in args.conf:
+        key, _, value = setting.partition("=")
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if args.only in TOPICS:
         # a sibling module of this script (benchmarks/<topic>.py), each with run(spark, args)

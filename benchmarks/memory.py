@@ -2,8 +2,14 @@
 
 Reports the per-run time (first run, then medians of the first and last ten), the resident memory
 of the driver — the Python process and, in a local session, the JVM it started — after the first,
-tenth and last run, and what the runs left in the GX context (datasources, assets, suites,
-validation definitions, checkpoints, stored validation results) and in Spark's cache.
+tenth and last run, the JVM's live heap after a full collection and its threads, and what the runs
+left in the GX context (datasources, assets, suites, validation definitions, checkpoints, stored
+validation results) and in Spark's cache.
+
+Spark itself keeps the history of past jobs, stages and queries in the JVM heap (UI or not), up to
+``spark.ui.retainedJobs``, ``spark.ui.retainedStages`` and ``spark.sql.ui.retainedExecutions`` (1,000
+each by default, more than 50 runs make): to see dqx-gx's own growth, bound them
+(``--conf spark.ui.retainedJobs=20 --conf spark.ui.retainedStages=20 --conf spark.sql.ui.retainedExecutions=20``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import dqx_gx
 
 RUNS = 50
 ROWS = 1_000
+IDLE = 65
 
 
 def rss_mib(pid: int) -> float | None:
@@ -58,6 +65,18 @@ def jvm_live_mib(spark: SparkSession) -> float:
     return float(runtime.totalMemory() - runtime.freeMemory()) / 2**20
 
 
+def jvm_threads(spark: SparkSession) -> int:
+    """Live JVM threads: Spark's block-manager pools grow to 100 threads each while it cleans up broadcasts."""
+    jvm: Any = spark._jvm
+    return int(jvm.java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount())
+
+
+def kept_history(spark: SparkSession) -> str:
+    """The settings that bound what Spark keeps of past jobs and queries (in the JVM heap, UI or not)."""
+    names = ("spark.ui.retainedJobs", "spark.ui.retainedStages", "spark.sql.ui.retainedExecutions")
+    return ", ".join(f"{name}={spark.conf.get(name, '1000')}" for name in names)
+
+
 def left_behind(context: Any, spark: SparkSession) -> dict[str, int]:
     sources = context.data_sources.all()
     assets = [asset for source in sources.values() for asset in source.assets]
@@ -83,6 +102,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     memory: dict[str, list[float | None]] = {name: [] for name in processes}
     seconds = []
     live: list[float] = []
+    threads: list[int] = []
     for _ in range(RUNS):
         started = time.perf_counter()
         dqx_gx.run_contract(rules, frame, now=NOW, context=context)
@@ -90,6 +110,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         for name, pid in processes.items():
             memory[name].append(rss_mib(pid) if pid is not None else None)
         live.append(jvm_live_mib(spark))
+        threads.append(jvm_threads(spark))
     print(f"\n{RUNS} run_contract calls, one GX context, {ROWS:,} rows, {len(rules.rules)} rules:")
     print(
         f"  per run: first {seconds[0]:.3f} s, median of runs 2–11 {statistics.median(seconds[1:11]):.3f} s, "
@@ -107,8 +128,15 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         )
     print(
         f"  JVM live heap after a full GC: {live[0]:.0f} MiB after run 1, {live[9]:.0f} after run 10, "
-        f"{live[-1]:.0f} after run {RUNS}; growth over the last {RUNS - 10} runs {live[-1] - live[9]:+.0f} MiB"
+        f"{live[29]:.0f} after run 30, {live[-1]:.0f} after run {RUNS}; growth over the last {RUNS - 10} runs "
+        f"{live[-1] - live[9]:+.0f} MiB, over the last {RUNS - 30} {live[-1] - live[29]:+.0f} MiB"
     )
+    time.sleep(IDLE)
+    print(
+        f"  JVM threads: {threads[0]} after run 1, {threads[9]} after run 10, {threads[-1]} after run {RUNS}, "
+        f"{jvm_threads(spark)} after {IDLE} s idle (Spark's cached pools let an idle thread go after 60 s)"
+    )
+    print(f"  Spark's own history (bounded by these settings): {kept_history(spark)}")
     print(
         "  left in the context and Spark's cache: "
         + ", ".join(f"{k} {v}" for k, v in left_behind(context, spark).items())
