@@ -42,8 +42,9 @@ from pyspark.sql import functions as F
 import dqx_gx
 from dqx_gx import Contract, ContractWarning
 from dqx_gx.rows import split_annotated
+from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import gated
-from dqx_gx.rows.outputs import Output, write_outputs
+from dqx_gx.rows.outputs import write_outputs
 
 DATA = Path(__file__).resolve().parent / "data"
 NOW = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)

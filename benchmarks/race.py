@@ -49,7 +49,8 @@ from pyspark.sql import functions as F
 
 import dqx_gx
 from dqx_gx.rows import ERRORS
-from dqx_gx.rows.outputs import Output, write_split
+from dqx_gx.rows.choices import Output
+from dqx_gx.rows.outputs import write_split
 
 SPLIT_TARGET = 1.0
 BATCH_TARGET = 0.3

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from dqx_gx.contract import Contract
-    from dqx_gx.rows.outputs import Output
+    from dqx_gx.rows.choices import Output
     from dqx_gx.run import ContractRun
     from dqx_gx.sources.locate import Located
 
@@ -348,7 +348,7 @@ def _locate_inputs(
 
 def _outputs(args: argparse.Namespace, contracts: int) -> list[tuple[Output, str]]:
     """``--valid`` and ``--quarantine``, checked before the run (an existing output, a file in the way)."""
-    from dqx_gx.rows.outputs import Output
+    from dqx_gx.rows.choices import Output
 
     outputs = [
         (Output(path), option) for path, option in ((args.valid, "--valid"), (args.quarantine, "--quarantine")) if path

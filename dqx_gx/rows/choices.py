@@ -6,6 +6,8 @@ The CLI builds its help and checks its arguments from these before any Spark ses
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -35,3 +37,28 @@ class Verdict(Protocol):
     def rule_results(self) -> Sequence[RuleResult]:
         """Each rule's result: a duplicates rule that marked no row needs no grouping to mark rows."""
         ...
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where one output goes: a path Spark can write, and whether it is on this machine's filesystem."""
+
+    path: str
+
+    @property
+    def local(self) -> Path | None:
+        if "://" in self.path and not self.path.startswith("file://"):
+            return None
+        return Path(self.path.removeprefix("file://")).resolve()
+
+    def check(self, *, overwrite: bool, option: str) -> None:
+        """Refuse before the run what would fail after it: an existing output without ``overwrite``, a
+        file where a folder must be. A missing parent folder is created when the output is written."""
+        local = self.local
+        if local is None:
+            return
+        if local.exists() and not overwrite:
+            raise OutputError(f"{option} {self.path}: already exists; give --overwrite to replace it")
+        existing = next(parent for parent in local.parents if parent.exists())
+        if not existing.is_dir():
+            raise OutputError(f"{option} {self.path}: {existing} is a file, not a folder")

@@ -22,7 +22,7 @@ from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, MapType, StructType
 
-from dqx_gx.rows.choices import OutputError
+from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import split_annotated
 from dqx_gx.spark.columns import spark_column
 
@@ -35,31 +35,6 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "csv": {"header": "true", "escape": '"', "timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
     "json": {"timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
 }
-
-
-@dataclass(frozen=True)
-class Output:
-    """Where one output goes: a path Spark can write, and whether it is on this machine's filesystem."""
-
-    path: str
-
-    @property
-    def local(self) -> Path | None:
-        if "://" in self.path and not self.path.startswith("file://"):
-            return None
-        return Path(self.path.removeprefix("file://")).resolve()
-
-    def check(self, *, overwrite: bool, option: str) -> None:
-        """Refuse before the run what would fail after it: an existing output without ``overwrite``, a
-        file where a folder must be. A missing parent folder is created when the output is written."""
-        local = self.local
-        if local is None:
-            return
-        if local.exists() and not overwrite:
-            raise OutputError(f"{option} {self.path}: already exists; give --overwrite to replace it")
-        existing = next(parent for parent in local.parents if parent.exists())
-        if not existing.is_dir():
-            raise OutputError(f"{option} {self.path}: {existing} is a file, not a folder")
 
 
 @dataclass(frozen=True)

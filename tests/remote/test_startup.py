@@ -50,6 +50,9 @@ def test_coverage_and_an_input_error_import_neither_spark_gx_nor_dqlib() -> None
     assert not (ENGINES | {"dqx"}) & modules
     modules, _ = _modules_after_command("validate", ORDERS, "--data", "missing.parquet")
     assert not (ENGINES | {"dqx"}) & modules
+    good = str(EXAMPLES / "orders" / "data" / "good.parquet")
+    modules, _ = _modules_after_command("validate", ORDERS, "--data", good, "--valid", str(EXAMPLES))  # exists
+    assert not (ENGINES | {"dqx"}) & modules
 
 
 @pytest.mark.slow

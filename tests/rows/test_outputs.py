@@ -20,7 +20,8 @@ from pyspark.sql import functions as F
 from dqx_gx import Contract, annotate_rows
 from dqx_gx.cli import main
 from dqx_gx.rows import ERRORS, WARNINGS
-from dqx_gx.rows.outputs import Output, write_split
+from dqx_gx.rows.choices import Output
+from dqx_gx.rows.outputs import write_split
 from tests.conftest import EXAMPLES
 
 CONTRACT = str(EXAMPLES / "orders" / "orders.odcs.yaml")
