@@ -161,6 +161,7 @@ def _without_spark(here: Path, data: str, rounds: int) -> None:
             1.0,
         ),
         "--delimiter on parquet": (_cli(*validate, "--data", data, "--delimiter", ";"), 2, 1.0),
+        "existing --valid": (_cli(*validate, "--data", data, "--valid", str(empty)), 2, 1.0),
     }
     for command, _, _ in commands.values():
         _timed(command, here)
