@@ -8,7 +8,7 @@ does this by itself (``-XX:+AutoCreateSharedArchive``); Java 17 does not, so thi
 
 - one archive per Java installation and Spark ``jars`` folder, in ``~/.cache/dqx-gx/jvm`` (or
   ``$XDG_CACHE_HOME``), or in the folder ``DQX_GX_CLASS_ARCHIVE`` names; ``DQX_GX_CLASS_ARCHIVE=off``
-  turns it off;
+  turns it off; a folder another user can write to is not used (the JVM runs the classes it maps);
 - written by the JVM of the *second* command on a machine: the run that writes is about 4 s slower, and
   its JVM writes for some seconds after the command ends, which a one-shot container (one command, then
   gone) should never pay for;
@@ -51,11 +51,21 @@ def java_options(spark_home: str, environ: Mapping[str, str] = os.environ, now: 
     if folder is None or key is None:
         return []
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _own(folder):
+            log.info("no class archive in %s: another user can write there", folder)
+            return []
         return _options(folder, key, time.time() if now is None else now)
     except OSError as exc:  # a read-only home, a full disk: start as if there were no archive
         log.info("no class archive in %s: %s", folder, exc)
         return []
+
+
+def _own(folder: Path) -> bool:
+    """Whether only this user can have put files in ``folder``: the JVM runs the classes an archive holds."""
+    stat = folder.stat()
+    getuid = getattr(os, "getuid", None)  # POSIX; elsewhere the folder's permissions are the system's
+    return getuid is None or (stat.st_uid == getuid() and not stat.st_mode & 0o022)
 
 
 def _options(folder: Path, key: str, now: float) -> list[str]:

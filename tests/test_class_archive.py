@@ -115,6 +115,20 @@ def test_the_user_cache_by_default(tmp_path: Path, spark_home: Path) -> None:
     assert list((tmp_path / "xdg" / "dqx-gx" / "jvm").glob("spark-*.seen"))
 
 
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_no_archive_in_a_folder_others_can_write(tmp_path: Path, spark_home: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    (shared / "planted.jsa").write_bytes(MAGIC)
+    assert java_options(str(spark_home), environ(shared)) == []
+    assert java_options(str(spark_home), environ(shared)) == []
+    assert sorted(p.name for p in shared.iterdir()) == ["planted.jsa"]
+    made = tmp_path / "made" / "jvm"
+    java_options(str(spark_home), environ(made))
+    assert made.stat().st_mode & 0o777 == 0o700
+
+
 def test_no_archive_where_none_can_be_kept(tmp_path: Path, spark_home: Path) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
