@@ -17,9 +17,9 @@ from types import MethodType
 from typing import Any, TypeVar
 
 import great_expectations as gx
+from great_expectations.core.id_dict import IDDict
 from great_expectations.data_context import AbstractDataContext
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
-from great_expectations.core.id_dict import IDDict
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation

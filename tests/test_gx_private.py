@@ -39,8 +39,8 @@ from dqx_gx.gx_private import (
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
-    resolve_metric_bundles,
     registered_expectation_types,
+    resolve_metric_bundles,
 )
 from dqx_gx.kinds import MetricKind
 from tests.conftest import ROOT

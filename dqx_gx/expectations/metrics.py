@@ -356,7 +356,6 @@ class DuplicatedRows(KeyAggregate):
         return _marked
 
 
-
 class DistinctValues(TableMetricProvider):
     """The distinct non-NULL values of a :attr:`~dqx_gx.spark.kinds.Pass.OWN` kind's per-row value, sorted:
     one query of its own (``select … where … distinct``), whose result is small by the kind's design

@@ -13,6 +13,7 @@ from pyspark.sql import functions as F
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
 from tests.documents import one_table
+from tests.rows.test_samples import jobs
 
 ROWS = [
     (1, "a", 10),
@@ -107,3 +108,23 @@ def test_without_a_repeated_key_nothing_is_marked(spark: SparkSession, contract:
     reported = {r.rule.name: r.rows_marked for r in run.rule_results}
     assert reported["id and code"] == 0 and reported["ids"] == 0
     assert reported["code and n"] == 0
+
+
+def test_every_key_and_the_rows_it_marks_come_from_one_query(
+    spark: SparkSession, contract: Contract, frame: DataFrame
+) -> None:
+    """Five duplicates rules that find copies cost the Spark jobs of one: their counts and rows marked
+    are read from one grouping of all the batch's keys, not a pass plus a grouping per rule (no
+    failed-row samples, which are drawn per failing rule)."""
+    one = one_table(
+        [{"name": "id", "logicalType": "integer"}, {"name": "code", "logicalType": "string"}],
+        [duplicates("ids", ["id"], mustBe=0)],
+    )
+    with jobs(spark, "five-duplicates-rules") as five:
+        run_contract(contract, frame, samples=0)
+    with jobs(spark, "one-duplicates-rule") as single:
+        run_contract(one, frame, samples=0)
+    rows = one_table([{"name": "id", "logicalType": "integer"}], [{"name": "rows", "metric": "rowCount", "mustBe": 9}])
+    with jobs(spark, "no-duplicates-rule") as none:
+        run_contract(rows, frame, samples=0)
+    assert five == single and single[0] > none[0]
