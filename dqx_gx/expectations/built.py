@@ -26,8 +26,8 @@ contracts a process runs."""
 
 
 class BuiltColumns:
-    """Columns (or a key-based metric's stand-in holding them) by the key of what they were built from,
-    least recently used dropped past ``size``."""
+    """Columns (or what holds them: a key-based metric's stand-in, the key grouping's expressions) by the
+    key of what they were built from, least recently used dropped past ``size``."""
 
     def __init__(self, size: int = KEPT) -> None:
         self._size = size

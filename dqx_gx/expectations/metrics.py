@@ -43,7 +43,7 @@ from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
-from dqx_gx.spark.keys import Key, KeyCounts, key_counts
+from dqx_gx.spark.keys import Key, KeyCounts, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 from dqx_gx.spark.uncast import uncast_count
@@ -230,8 +230,9 @@ class OfKey:
 
 def of_keys(df: DataFrame, wanted: list[OfKey]) -> list[int | None]:
     """The values of a bundle's key-based metrics over ``df``: every key grouped in one query."""
-    keys = list(dict.fromkeys(of.key for of in wanted if of.key is not None))
-    counts = dict(zip(keys, key_counts(df, keys), strict=True))
+    keys = tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))
+    query = BUILT.get((key_query, type(df), keys), lambda: key_query(keys))
+    counts = dict(zip(keys, key_counts(df, query), strict=True))
     return [None if of.key is None else of.read(counts[of.key]) for of in wanted]
 
 

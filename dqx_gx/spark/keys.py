@@ -42,23 +42,35 @@ class KeyCounts:
         return self.rows - self.distinct
 
 
-def key_counts(df: DataFrame, keys: Sequence[Key]) -> list[KeyCounts]:
-    """Each key's numbers, in the order given: one query over ``df``."""
-    if not keys:
-        return []
+@dataclass(frozen=True)
+class KeyQuery:
+    """The grouping's expressions for a list of keys: built once, kept by the caller (building a column
+    goes through Spark's gateway), and run over any batch of the same schema."""
+
+    selected: tuple[Column, ...]
+    """Each key column once, under a name of its own."""
+    sets: tuple[tuple[str, ...], ...]
+    """The grouping sets: each set of key columns once."""
+    names: tuple[str, ...]
+    sums: tuple[Column, ...]
+    """Per set: its rows, groups, groups without a NULL member, rows of repeated groups, and rows of
+    repeated groups or groups with a NULL member."""
+    of_keys: tuple[tuple[int, bool], ...]
+    """Per key given: the index of its set, and whether it is one column (NULLs read apart)."""
+
+
+def key_query(keys: Sequence[Key]) -> KeyQuery:
+    """The one grouping query that counts every key of ``keys``."""
     address = {_address(field): field for key in keys for field in key}
     columns = sorted(address)
     name = {column: f"_dqx_key_{index}" for index, column in enumerate(columns)}
-    sets = list(dict.fromkeys(tuple(sorted({_address(field) for field in key})) for key in keys))
-    keyed = df.select(*[spark_column(address[column]).alias(name[column]) for column in columns])
-    groups = keyed.groupingSets([[name[column] for column in key_set] for key_set in sets], *name.values()).agg(
-        F.count(F.lit(1)).alias("_dqx_rows"), F.grouping_id().alias("_dqx_set")
-    )
+    of_key = [tuple(sorted({_address(field) for field in key})) for key in keys]
+    sets = list(dict.fromkeys(of_key))
     rows, of_set = F.col("_dqx_rows"), F.col("_dqx_set")
     sums: list[Column] = []
     for key_set in sets:
         # grouping_id: one bit per grouping column, the first the most significant, set where it is left out
-        left_out = sum(1 << (len(columns) - 1 - columns.index(column)) for column in columns if column not in key_set)
+        left_out = sum(1 << (len(columns) - 1 - index) for index, column in enumerate(columns) if column not in key_set)
         mine = of_set == F.lit(left_out)
         whole = reduce(operator.and_, [F.col(name[column]).isNotNull() for column in key_set])
         sums += [
@@ -68,9 +80,23 @@ def key_counts(df: DataFrame, keys: Sequence[Key]) -> list[KeyCounts]:
             F.sum(F.when(mine & (rows > 1), rows)),
             F.sum(F.when(mine & ((rows > 1) | ~whole), rows)),
         ]
-    found = [int(value or 0) for value in groups.agg(*sums).first()]  # type: ignore[union-attr]
-    counts = {key_set: found[5 * index : 5 * index + 5] for index, key_set in enumerate(sets)}
-    return [_of_key(counts[tuple(sorted({_address(field) for field in key}))], len(key) == 1) for key in keys]
+    return KeyQuery(
+        selected=tuple(spark_column(address[column]).alias(name[column]) for column in columns),
+        sets=tuple(tuple(name[column] for column in key_set) for key_set in sets),
+        names=tuple(name.values()),
+        sums=tuple(sums),
+        of_keys=tuple((sets.index(key_set), len(key) == 1) for key_set, key in zip(of_key, keys, strict=True)),
+    )
+
+
+def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
+    """Each key's numbers over ``df``, in the order the query's keys were given: one query."""
+    if not query.sets:
+        return []
+    groups = df.select(*query.selected).groupingSets([list(s) for s in query.sets], *query.names)
+    counted = groups.agg(F.count(F.lit(1)).alias("_dqx_rows"), F.grouping_id().alias("_dqx_set"))
+    found = [int(value or 0) for value in counted.agg(*query.sums).first()]  # type: ignore[union-attr]
+    return [_of_key(found[5 * index : 5 * index + 5], one_column) for index, one_column in query.of_keys]
 
 
 def _of_key(counts: list[int], one_column: bool) -> KeyCounts:
