@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MethodType
-from typing import Any
+from typing import Any, TypeVar
 
 import great_expectations as gx
+from great_expectations.core.id_dict import IDDict
 from great_expectations.data_context import AbstractDataContext
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
@@ -25,6 +26,8 @@ from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.registry import _registered_expectations
 
 from dqx_gx.files import write_atomically
+
+T = TypeVar("T")
 
 
 def expectations_equal(first: Expectation, second: Expectation) -> bool:
@@ -51,21 +54,38 @@ def add_spark_datasource(context: AbstractDataContext, name: str) -> SparkDataso
     return added
 
 
-def order_metric_bundles(engine: ExecutionEngine[Any]) -> None:
-    """Make ``engine`` hand each bundle of aggregate partials to Spark in metric-id order.
+def resolve_metric_bundles(
+    engine: ExecutionEngine[Any], apart: type[T], resolve_apart: Callable[[Any, list[T]], list[Any]]
+) -> None:
+    """Make ``engine`` resolve each bundle of aggregate partials in metric-id order, and hand the partials
+    whose aggregate is an ``apart`` instead of a Spark column to ``resolve_apart`` (with the domain's
+    DataFrame, once per domain and bundle), which returns their values in the order given.
 
-    GX collects a round's partials from a set of ``MetricConfiguration`` objects hashed by
+    Order: GX collects a round's partials from a set of ``MetricConfiguration`` objects hashed by
     identity, so the columns of its shared ``df.agg`` come in a new order every run; Spark then
     generates and compiles new code for the same aggregate each time (about 15 classes, a JVM
     CPU second or more for a 20-rule suite). In one order, Spark's code cache serves every run
-    after the first. Only this engine instance changes; GX maps each value back by metric id.
+    after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the batch's key-based
+    metrics (:mod:`dqx_gx.spark.keys`) are one grouping query, resolved beside it. Only this engine
+    instance changes; GX maps each value back by metric id.
     """
     if "resolve_metric_bundle" in vars(engine):
         return
     resolve = engine.resolve_metric_bundle
 
     def in_id_order(metric_fn_bundle: Iterable[MetricComputationConfiguration]) -> Any:
-        return resolve(sorted(metric_fn_bundle, key=lambda c: _sort_key(c.metric_configuration.id)))
+        ordered = sorted(metric_fn_bundle, key=lambda c: _sort_key(c.metric_configuration.id))
+        resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
+        domains: dict[Any, list[MetricComputationConfiguration]] = {}
+        for configuration in ordered:
+            if isinstance(configuration.metric_fn, apart):
+                domain = IDDict(configuration.compute_domain_kwargs or {})
+                domains.setdefault(domain.to_id(), []).append(configuration)
+        for configurations in domains.values():
+            df = engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {}))
+            values = resolve_apart(df, [c.metric_fn for c in configurations])
+            resolved.update((c.metric_configuration.id, v) for c, v in zip(configurations, values, strict=True))
+        return resolved
 
     engine.resolve_metric_bundle = in_id_order  # type: ignore[method-assign]
 

@@ -5,6 +5,7 @@ Each test fails loudly, naming the assumption, when a GX upgrade breaks it.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import os
@@ -22,7 +23,7 @@ import pytest
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.execution_engine import SparkDFExecutionEngine
-from great_expectations.execution_engine.execution_engine import ExecutionEngine
+from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
 from great_expectations.expectations.registry import get_renderer_impl
@@ -31,14 +32,15 @@ from great_expectations.render import LegacyRendererType
 from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
+from dqx_gx.expectations.metrics import OfKey, of_keys
 from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
     AtomicFilesystemStoreBackend,
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
-    order_metric_bundles,
     registered_expectation_types,
+    resolve_metric_bundles,
 )
 from dqx_gx.kinds import MetricKind
 from tests.conftest import ROOT
@@ -198,13 +200,19 @@ def test_ordering_bundles_changes_only_that_engine_instance() -> None:
         SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
         SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
     )
-    order_metric_bundles(engine)
-    order_metric_bundles(engine)  # once per engine
+    resolve_metric_bundles(engine, OfKey, of_keys)
+    resolve_metric_bundles(engine, OfKey, of_keys)  # once per engine
     assert "resolve_metric_bundle" in vars(engine) and "resolve_metric_bundle" not in vars(other)
-    assert (
-        vars(engine)["resolve_metric_bundle"].__closure__[0].cell_contents.__func__
-        is SparkDFExecutionEngine.resolve_metric_bundle
-    )
+    wrapped = inspect.getclosurevars(vars(engine)["resolve_metric_bundle"]).nonlocals["resolve"]
+    assert wrapped.__func__ is SparkDFExecutionEngine.resolve_metric_bundle
+
+
+def test_a_bundle_hands_over_each_partial_with_its_function_and_domain() -> None:
+    """The partials set apart are recognised by ``metric_fn`` (what the partial returned) and grouped by
+    ``compute_domain_kwargs``; their DataFrame comes from the engine's ``get_domain_records``."""
+    fields = {f.name for f in dataclasses.fields(MetricComputationConfiguration)}
+    assert {"metric_configuration", "metric_fn", "compute_domain_kwargs"} <= fields
+    assert "domain_kwargs" in inspect.signature(SparkDFExecutionEngine.get_domain_records).parameters
 
 
 def test_gx_pages_load_the_libraries_whose_local_copies_dqx_gx_puts_in_the_site() -> None:

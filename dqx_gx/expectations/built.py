@@ -16,9 +16,9 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from pyspark.sql import Column
+T = TypeVar("T")
 
 KEPT = 4096
 """Expressions kept at most, the least recently used dropped first: memory stays flat however many
@@ -26,19 +26,20 @@ contracts a process runs."""
 
 
 class BuiltColumns:
-    """Columns by the key of what they were built from, least recently used dropped past ``size``."""
+    """Columns (or what holds them: a key-based metric's stand-in, the key grouping's expressions) by the
+    key of what they were built from, least recently used dropped past ``size``."""
 
     def __init__(self, size: int = KEPT) -> None:
         self._size = size
-        self._columns: OrderedDict[Hashable, Column] = OrderedDict()
+        self._columns: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable, build: Callable[[], Column]) -> Column:
+    def get(self, key: Hashable, build: Callable[[], T]) -> T:
         with self._lock:
             found = self._columns.get(key)
             if found is not None:
                 self._columns.move_to_end(key)
-                return found
+                return found  # type: ignore[no-any-return]
         built = build()
         with self._lock:
             self._columns[key] = built

@@ -1,13 +1,16 @@
-"""GX metrics for the declared kinds, computed by Spark in at most two aggregate passes.
+"""GX metrics for the declared kinds, computed by Spark in at most two aggregate passes and a grouping.
 
 Every kind's aggregate is a *table-domain aggregate partial*. GX bundles partials
 that share a compute domain and a graph level into one ``df.agg``
 (``SparkDFExecutionEngine.resolve_metric_bundle``). First-pass kinds share the
-first ``df.agg`` with ``table.row_count``; second-pass kinds (distinct counts)
-wait for the second, which GX's own map metrics (``engine: greatExpectations``
-rules) need anyway (:class:`SecondPass`). GX's column-domain providers would not
-do: they depend on ``table.columns``/``table.row_count`` and cannot share a pass
-with anything at the first level.
+first ``df.agg`` with ``table.row_count``. The second level (:class:`SecondPass`)
+holds what needs the first: GX's own map metrics (``engine: greatExpectations``
+rules) and the exact percentiles' refining aggregates share the second ``df.agg``;
+the key-based kinds (distinct counts, duplicates and the rows they mark) are read
+from one grouping of the batch's keys beside it (:mod:`dqx_gx.spark.keys`, handed
+over by :func:`~dqx_gx.gx_private.resolve_metric_bundles`). GX's column-domain
+providers would not do: they depend on ``table.columns``/``table.row_count`` and
+cannot share a pass with anything at the first level.
 
 A partial must never raise: GX would then re-run every metric of the bundle one
 by one and retry three times. An unmeasurable column (missing, wrong type) gives
@@ -16,7 +19,8 @@ a typed NULL; the expectation explains it from the same checks.
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -31,7 +35,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dqx_gx.expectations.built import BUILT, frozen
-from dqx_gx.gx_private import order_metric_bundles
+from dqx_gx.gx_private import resolve_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Param
 from dqx_gx.rules.opt_in import not_given
@@ -39,6 +43,7 @@ from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
+from dqx_gx.spark.keys import Key, KeyCounts, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 from dqx_gx.spark.uncast import uncast_count
@@ -153,8 +158,9 @@ class SecondPass(TableMetricProvider):
     """A marker metric computed after the first aggregate pass (it needs ``table.row_count``).
 
     GX's own map metrics (the ``engine: greatExpectations`` rules) reach that same depth of
-    the validation graph, through their ``condition`` metric; metrics that depend on this
-    one are bundled with them into the second ``df.agg`` instead of needing a third.
+    the validation graph, through their ``condition`` metric; aggregates that depend on this
+    one are resolved in the same bundle: the refining ones in the second ``df.agg`` with them,
+    the key-based ones by one grouping query (:class:`KeyAggregate`).
     """
 
     metric_name = "dqx.second_pass"
@@ -196,8 +202,9 @@ class Aggregate(TableMetricProvider):
         metric_value_kwargs: dict[str, Any],
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
-    ) -> tuple[Column, dict[str, Any], dict[str, Any]]:
-        order_metric_bundles(execution_engine)  # one column order per pass: Spark reuses its compiled code
+    ) -> tuple[Column | OfKey, dict[str, Any], dict[str, Any]]:
+        # one column order per pass (Spark reuses its compiled code), and the keys grouped in one query
+        resolve_metric_bundles(execution_engine, OfKey, of_keys)
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
@@ -207,8 +214,26 @@ class Aggregate(TableMetricProvider):
         return column, compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column | OfKey:
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class OfKey:
+    """A key-based metric's partial: instead of a column of the shared ``df.agg``, what it reads from
+    its key's counts (:func:`of_keys`)."""
+
+    key: Key | None
+    """None: a column it cannot measure (the value is None; the expectation says why)."""
+    read: Callable[[KeyCounts], int]
+
+
+def of_keys(df: DataFrame, wanted: list[OfKey]) -> list[int | None]:
+    """The values of a bundle's key-based metrics over ``df``: every key grouped in one query."""
+    keys = tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))
+    query = BUILT.get((key_query, type(df), keys), lambda: key_query(keys))
+    counts = dict(zip(keys, key_counts(df, query), strict=True))
+    return [None if of.key is None else of.read(counts[of.key]) for of in wanted]
 
 
 class NumRows(Aggregate):
@@ -240,7 +265,7 @@ class KindAggregate(Aggregate):
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column | OfKey:
         kind = KINDS[MetricKind(kwargs["kind"])]
         on = measurable(kind, columns, kwargs)
         if on is None:
@@ -289,62 +314,47 @@ class MarkedRows(KindAggregate):
         return count_if(predicate(replace(on, interval=Interval(**kwargs["interval"]))))
 
 
-class DistinctAggregate(KindAggregate):
-    """A second-pass kind's aggregate (see :class:`SecondPass`)."""
+def after_the_first_pass(metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
+    """The dependency that puts an aggregate in the second bundle (see :class:`SecondPass`)."""
+    return {"second_pass": MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)}
+
+
+class KeyAggregate(KindAggregate):
+    """A second-pass kind's value (distinct counts, duplicates), read from its key's counts."""
 
     metric_name = SECOND_PASS
 
     @classmethod
-    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
-        return {"second_pass": MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)}
-
-
-class DuplicatedRows(TableMetricProvider):
-    """The rows a duplicates rule marks (SPEC §5): every row of a repeated key and, for one column, every
-    NULL key, which the rule's count (the extra copies, a second-pass aggregate) counts as a duplicate.
-
-    Run only when that count found one: a grouping of the key columns alone, its repeated groups' rows
-    summed (one query, the rows never joined back). Keys are grouped NULL-safely, as the gate compares them
-    (:mod:`dqx_gx.spark.marks`), so the run reports the rows the gate marks. None when the columns cannot be
-    measured (the expectation says why).
-    """
-
-    metric_name = DUPLICATED_ROWS
-    value_keys = KindAggregate.value_keys
-
-    @metric_value(engine=SparkDFExecutionEngine)
-    def _spark(
-        cls,
-        execution_engine: SparkDFExecutionEngine,
-        metric_domain_kwargs: dict[str, Any],
-        metric_value_kwargs: dict[str, Any],
-        metrics: dict[str, Any],
-        runtime_configuration: dict[str, Any],
-    ) -> int | None:
-        if not metrics["duplicates"]:  # none (0) or not measured (None): the count says it all
-            return metrics["duplicates"]  # type: ignore[no-any-return]
-        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
-        df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
-        if on is None:
-            return None
-        keys = [f"_dqx_key_{index}" for index in range(len(on.columns))]
-        groups = df.groupBy(*[column.alias(key) for column, key in zip(on.columns, keys, strict=True)])
-        rows = F.col("_dqx_rows")
-        marked = rows > 1 if len(keys) > 1 else (rows > 1) | F.col(keys[0]).isNull()
-        found = groups.agg(F.count(F.lit(1)).alias("_dqx_rows")).agg(F.sum(F.when(marked, rows))).first()
-        return int(found[0] or 0)  # type: ignore[index]
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column | OfKey:
+        kind = KINDS[MetricKind(kwargs["kind"])]
+        on = measurable(kind, columns, kwargs)
+        return OfKey(None if on is None else on.fields, cls.read(kind))
 
     @classmethod
-    def _get_evaluation_dependencies(
-        cls,
-        metric: MetricConfiguration,
-        configuration: Any = None,
-        execution_engine: Any = None,
-        runtime_configuration: dict[str, Any] | None = None,
-    ) -> dict[str, MetricConfiguration]:
-        kind = KINDS[MetricKind(metric.metric_value_kwargs["kind"])]
-        name, _ = measured(kind, kind.metric_of(metric.metric_value_kwargs))
-        return {"duplicates": MetricConfiguration(name, metric.metric_domain_kwargs, metric.metric_value_kwargs)}
+    def read(cls, kind: Kind) -> Callable[[KeyCounts], int]:
+        of_key = spark_of(kind).of_key
+        assert of_key is not None, f"{kind.metric} is a second-pass kind without a value from its key"
+        return of_key
+
+    @classmethod
+    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
+        return after_the_first_pass(metric)
+
+
+def _marked(counts: KeyCounts) -> int:
+    return counts.marked
+
+
+class DuplicatedRows(KeyAggregate):
+    """The rows a duplicates rule marks (SPEC §5): every row of a repeated key and, for one column, every
+    NULL key, which the rule's count (the extra copies) counts as a duplicate. From the same grouping of
+    the key as the count, so the run reports the rows the gate marks at no cost of its own."""
+
+    metric_name = DUPLICATED_ROWS
+
+    @classmethod
+    def read(cls, kind: Kind) -> Callable[[KeyCounts], int]:
+        return _marked
 
 
 class DistinctValues(TableMetricProvider):
@@ -412,9 +422,10 @@ class ReferenceAggregate(TableMetricProvider):
 class RefiningAggregate(KindAggregate):
     """A refined kind's second look (:class:`~dqx_gx.spark.kinds.Refine`), built from its first-pass value.
 
-    It depends on the first pass only, so GX bundles every refining aggregate of the batch into
-    one ``df.agg`` of its own, between the first pass and the second: a refining aggregate
-    (``collect_list``) would make the distinct-count pass an object hash aggregate.
+    It waits for :class:`SecondPass` as well, so GX bundles every refining aggregate of the batch
+    into the second ``df.agg``, with GX's map metrics, instead of a ``df.agg`` of its own. That
+    ``df.agg`` holds no ``count(DISTINCT)`` (the keys are grouped apart), which a refining aggregate
+    (``collect_list``) would turn into a slow object hash aggregate over the expanded rows.
     """
 
     metric_name = REFINING
@@ -433,7 +444,8 @@ class RefiningAggregate(KindAggregate):
 
     @classmethod
     def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
-        return {"first_pass": MetricConfiguration(FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs)}
+        first_pass = MetricConfiguration(FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs)
+        return {"first_pass": first_pass, **after_the_first_pass(metric)}
 
 
 class Refined(TableMetricProvider):

@@ -31,6 +31,7 @@ from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.spark import expressions as X
 from dqx_gx.spark import formats
 from dqx_gx.spark import quantiles as Q
+from dqx_gx.spark.keys import KeyCounts
 
 
 class Pass(StrEnum):
@@ -38,8 +39,8 @@ class Pass(StrEnum):
 
     FIRST = "first"
     SECOND = "second"
-    """``count(DISTINCT)``: Spark expands every row once per distinct aggregate, so these share the
-    second pass with GX's own map metrics instead of slowing the first."""
+    """Read from a grouping of the key (:mod:`dqx_gx.spark.keys`): Spark expands every row once per key,
+    so the batch's keys share one query of their own after the first pass instead of slowing it."""
     OWN = "own"
     """A query of its own: the "aggregate" is a per-row value, and the metric is its distinct non-NULL
     values (completeness: the partition starts in the window, a few hundred at most), so no pass
@@ -113,6 +114,9 @@ class SparkKind:
     pass_: Pass = Pass.FIRST
     refine: Refine | None = None
     """A second look that turns the aggregate's value into the metric's (exact percentiles), or None."""
+    of_key: Callable[[KeyCounts], int] | None = None
+    """For a :attr:`Pass.SECOND` kind, its value from its key's counts, which the run reads instead of
+    :attr:`aggregate` (the gate still decides with that)."""
 
 
 def spark_of(kind: Kind | MetricKind) -> SparkKind:
@@ -256,8 +260,10 @@ SPARK: Mapping[MetricKind, SparkKind] = {
         lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),
     ),
     MetricKind.VIOLATION_COUNT: SparkKind(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
-    MetricKind.DUPLICATE_COUNT: SparkKind(lambda on: X.num_rows() - _distinct(on), _duplicated, pass_=Pass.SECOND),
-    MetricKind.CARDINALITY: SparkKind(_distinct, pass_=Pass.SECOND),
+    MetricKind.DUPLICATE_COUNT: SparkKind(
+        lambda on: X.num_rows() - _distinct(on), _duplicated, pass_=Pass.SECOND, of_key=lambda key: key.copies
+    ),
+    MetricKind.CARDINALITY: SparkKind(_distinct, pass_=Pass.SECOND, of_key=lambda key: key.distinct),
     MetricKind.COUNT: SparkKind(lambda on: X.num_rows() - X.count_if(on.column.isNull())),
     MetricKind.MIN: _statistic(lambda on: X.with_nan_flag(F.min(on.column)), _breaks_the_bound),
     MetricKind.MAX: _statistic(lambda on: X.with_nan_flag(F.max(on.column)), _breaks_the_bound),

@@ -12,7 +12,9 @@ from pyspark.sql import functions as F
 
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
+from dqx_gx.spark.keys import key_counts, key_query
 from tests.documents import one_table
+from tests.rows.test_samples import jobs
 
 ROWS = [
     (1, "a", 10),
@@ -107,3 +109,41 @@ def test_without_a_repeated_key_nothing_is_marked(spark: SparkSession, contract:
     reported = {r.rule.name: r.rows_marked for r in run.rule_results}
     assert reported["id and code"] == 0 and reported["ids"] == 0
     assert reported["code and n"] == 0
+
+
+def test_every_key_and_the_rows_it_marks_come_from_one_query(
+    spark: SparkSession, contract: Contract, frame: DataFrame
+) -> None:
+    """Five duplicates rules that find copies cost the Spark jobs of one: their counts and rows marked
+    are read from one grouping of all the batch's keys, not a pass plus a grouping per rule (no
+    failed-row samples, which are drawn per failing rule)."""
+    one = one_table(
+        [{"name": "id", "logicalType": "integer"}, {"name": "code", "logicalType": "string"}],
+        [duplicates("ids", ["id"], mustBe=0)],
+    )
+    with jobs(spark, "five-duplicates-rules") as five:
+        run_contract(contract, frame, samples=0)
+    with jobs(spark, "one-duplicates-rule") as single:
+        run_contract(one, frame, samples=0)
+    rows = one_table([{"name": "id", "logicalType": "integer"}], [{"name": "rows", "metric": "rowCount", "mustBe": 9}])
+    with jobs(spark, "no-duplicates-rule") as none:
+        run_contract(rows, frame, samples=0)
+    assert five == single and single[0] > none[0]
+
+
+def test_one_grouping_counts_as_count_distinct_does(spark: SparkSession) -> None:
+    """Keys of awkward values in one query: NaN equals NaN and -0.0 equals 0.0 (Spark normalises both, as
+    ``count(DISTINCT)`` does), a dotted name, one column in two keys, one key given twice in two orders."""
+    frame = spark.createDataFrame(
+        [(float("nan"), 1, "a"), (float("nan"), 1, "a"), (-0.0, None, "b"), (0.0, None, "b"), (None, 2, None)],
+        "x double, `a.b` int, s string",
+    )
+    fields = {field.name: field for field in frame.schema.fields}
+    keys = [(fields["x"],), (fields["x"], fields["a.b"]), (fields["a.b"], fields["x"]), (fields["s"],)]
+    counts = key_counts(frame, key_query(keys))
+    for key, counted in zip(keys, counts, strict=True):
+        columns = [F.col(f"`{field.name}`") for field in key]
+        distinct = F.count_distinct(columns[0] if len(columns) == 1 else F.struct(*columns))
+        assert counted.distinct == frame.agg(distinct).first()[0], key  # type: ignore[index]
+        assert counted.rows == 5
+    assert [c.marked for c in counts] == [5, 4, 4, 5]  # one column: the NULL row too

@@ -10,7 +10,7 @@ from dqx_gx.expectations.catalog import EXPECTATIONS, KindExpectation
 from dqx_gx.gx_private import registered_expectation_types
 from dqx_gx.kinds import CONSTRAINTS, KINDS, Constraint, ConstraintKind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Marks, Param
-from dqx_gx.spark.kinds import SPARK, VIOLATIONS
+from dqx_gx.spark.kinds import SPARK, VIOLATIONS, Pass
 
 EXAMPLE_METRICS = {
     MetricKind.NUM_ROWS: Metric(MetricKind.NUM_ROWS),
@@ -61,6 +61,7 @@ def test_each_declaration_is_complete(metric: MetricKind) -> None:
     )
     assert kind.row_level == isinstance(marks, Marks)
     assert kind.expectation.startswith("expect_dqx_")
+    assert (spark.of_key is not None) == (spark.pass_ is Pass.SECOND)  # the run reads a key-based kind so
 
 
 def test_words_of_each_kind() -> None:
