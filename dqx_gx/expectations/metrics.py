@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from great_expectations.core.metric_domain_types import MetricDomainTypes
@@ -43,7 +44,7 @@ from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
-from dqx_gx.spark.keys import Key, KeyCounts, key_counts, key_query
+from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 from dqx_gx.spark.uncast import uncast_count
@@ -229,10 +230,12 @@ class OfKey:
 
 
 def of_keys(df: DataFrame, wanted: list[OfKey]) -> list[int | None]:
-    """The values of a bundle's key-based metrics over ``df``: every key grouped in one query."""
-    keys = tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))
-    query = BUILT.get((key_query, type(df), keys), lambda: key_query(keys))
-    counts = dict(zip(keys, key_counts(df, query), strict=True))
+    """The values of a bundle's key-based metrics over ``df``: every key grouped in one query (more only
+    past :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns)."""
+    counts: dict[Key, KeyCounts] = {}
+    for keys in in_groupings(tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))):
+        query = BUILT.get((key_query, type(df), keys), partial(key_query, keys))
+        counts |= zip(keys, key_counts(df, query), strict=True)
     return [None if of.key is None else of.read(counts[of.key]) for of in wanted]
 
 

@@ -59,6 +59,25 @@ class KeyQuery:
     """Per key given: the index of its set, and whether it is one column (NULLs read apart)."""
 
 
+MAX_COLUMNS = 63
+"""Key columns one grouping takes: Spark groups at most 64 columns in ``GROUPING SETS``, and the grouping id
+that tells the sets apart is a signed 64-bit number, one bit per column."""
+
+
+def in_groupings(keys: Sequence[Key]) -> list[tuple[Key, ...]]:
+    """``keys`` in as few groupings as fit :data:`MAX_COLUMNS` columns each (one for any usual contract)."""
+    groupings: list[tuple[list[Key], set[tuple[str, ...]]]] = []
+    for key in keys:
+        columns = {_address(field) for field in key}
+        fitting = next((g for g in groupings if len(g[1] | columns) <= MAX_COLUMNS), None)
+        if fitting is None:
+            groupings.append(([key], columns))
+        else:
+            fitting[0].append(key)
+            fitting[1].update(columns)
+    return [tuple(grouped) for grouped, _ in groupings]
+
+
 def key_query(keys: Sequence[Key]) -> KeyQuery:
     """The one grouping query that counts every key of ``keys``."""
     address = {_address(field): field for key in keys for field in key}

@@ -9,10 +9,12 @@ import great_expectations as gx
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import IntegerType, StructField
 
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
-from dqx_gx.spark.keys import key_counts, key_query
+from dqx_gx.rules.rule import MetricRule
+from dqx_gx.spark.keys import MAX_COLUMNS, in_groupings, key_counts, key_query
 from tests.documents import one_table
 from tests.rows.test_samples import jobs
 
@@ -147,3 +149,30 @@ def test_one_grouping_counts_as_count_distinct_does(spark: SparkSession) -> None
         assert counted.distinct == frame.agg(distinct).first()[0], key  # type: ignore[index]
         assert counted.rows == 5
     assert [c.marked for c in counts] == [5, 4, 4, 5]  # one column: the NULL row too
+
+
+def test_past_the_columns_one_grouping_takes_the_keys_share_the_fewest_groupings() -> None:
+    fields = [StructField(f"c{index}", IntegerType()) for index in range(MAX_COLUMNS + 10)]
+    singles = [(field,) for field in fields]
+    assert [len(grouped) for grouped in in_groupings(singles)] == [MAX_COLUMNS, 10]
+    pair = (fields[0], fields[-1])  # its columns are already in the first and the second grouping
+    assert [len(grouped) for grouped in in_groupings([*singles[:MAX_COLUMNS], pair])] == [MAX_COLUMNS, 1]
+    assert in_groupings(singles[:3]) == [tuple(singles[:3])]
+
+
+def test_seventy_unique_columns_are_each_counted_and_marked(spark: SparkSession) -> None:
+    """More key columns than Spark groups at once (GROUPING SETS takes 64): still every rule's numbers."""
+    columns = 70
+    values = [[0, 1, 2, 3] if index % 2 == 0 else [0, 0, 1, 2] for index in range(columns)]
+    frame = spark.createDataFrame(list(zip(*values, strict=True)), ", ".join(f"c{i} int" for i in range(columns)))
+    contract = one_table([{"name": f"c{i}", "logicalType": "integer", "unique": True} for i in range(columns)], [])
+    run = run_contract(contract, frame, samples=0)  # two groupings: 63 columns, then 7
+    found = {
+        r.rule.metric.columns[0]: (r.observed, r.rows_marked, r.assertion.status)
+        for r in run.rule_results
+        if isinstance(r.rule, MetricRule)
+    }
+    assert len(found) == columns
+    for index in range(columns):
+        expected = (0, 0, "PASSED") if index % 2 == 0 else (1, 2, "FAILED")
+        assert found[f"c{index}"] == expected, index
