@@ -15,6 +15,7 @@ each by default, more than 50 runs make): to see dqx-gx's own growth, bound them
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import time
@@ -132,9 +133,11 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         f"{live[-1] - live[9]:+.0f} MiB, over the last {RUNS - 30} {live[-1] - live[29]:+.0f} MiB"
     )
     time.sleep(IDLE)
+    gc.collect()  # Python's proxies of JVM objects in garbage cycles, which keep those alive
     print(
         f"  JVM threads: {threads[0]} after run 1, {threads[9]} after run 10, {threads[-1]} after run {RUNS}, "
-        f"{jvm_threads(spark)} after {IDLE} s idle (Spark's cached pools let an idle thread go after 60 s)"
+        f"{jvm_threads(spark)} after {IDLE} s idle (Spark's cached pools let an idle thread go after 60 s); "
+        f"JVM live heap then {jvm_live_mib(spark):.0f} MiB"
     )
     print(f"  Spark's own history (bounded by these settings): {kept_history(spark)}")
     print(
