@@ -499,7 +499,9 @@ def main() -> None:
         .config("spark.sql.shuffle.partitions", "8")
     )
     for setting in args.conf:
-        key, _, value = setting.partition("=")
+        key, equals, value = setting.partition("=")
+        if not equals:
+            parser.error(f"--conf {setting}: expected KEY=VALUE")
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

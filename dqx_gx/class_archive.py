@@ -6,16 +6,21 @@ one. HotSpot can write the classes a run loaded to an archive when the JVM exits
 (``-XX:SharedArchiveFile``): on 2 cores, the README example's validate takes about 2.5 s less. Java 19
 does this by itself (``-XX:+AutoCreateSharedArchive``); Java 17 does not, so this module keeps the archive:
 
-- one archive per Java installation and Spark ``jars`` folder, in ``~/.cache/dqx-gx/jvm`` (or
+- one archive per Java installation (17 or 21) and Spark ``jars`` folder, in ``~/.cache/dqx-gx/jvm`` (or
   ``$XDG_CACHE_HOME``), or in the folder ``DQX_GX_CLASS_ARCHIVE`` names; ``DQX_GX_CLASS_ARCHIVE=off``
   turns it off; a folder another user can write to is not used (the JVM runs the classes it maps);
+- none where HotSpot would refuse one: a Java agent or module option, a classpath folder that is not
+  empty (a Spark distribution's ``conf``), an extended driver classpath, a path Spark's launcher would
+  split, Windows (PySpark kills the JVM at exit, before it could write);
 - written by the JVM of the *second* command on a machine: the run that writes is about 4 s slower, and
   its JVM writes for some seconds after the command ends, which a one-shot container (one command, then
   gone) should never pay for;
 - written to a part file first and made the archive by a later command, once HotSpot's header is in it
-  (HotSpot writes the header last, so a part file with one is whole); a part file that has none after
-  :data:`GIVE_UP` seconds (a JVM killed while writing, a classpath HotSpot cannot archive) is deleted
-  and this Java and Spark are not tried again;
+  (HotSpot writes the header last, so a part file with one is whole) and has settled; a part file that has
+  none after :data:`GIVE_UP` seconds (a JVM killed while writing) is deleted, and this Java and Spark
+  are not tried again for :data:`RETRY` seconds;
+- a JVM that does not start with the archive's options is started again without them (and the archive
+  not tried for :data:`RETRY` seconds): the archive only saves time, it is never why a command fails;
 - an archive no command mapped for 30 days (a Java or Spark since replaced) is deleted when a new one is made.
 
 HotSpot checks the archive against its own build and the classpath and ignores one that does not match;
@@ -28,6 +33,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import shutil
 import time
 from collections.abc import Mapping
@@ -36,36 +42,71 @@ from pathlib import Path
 SETTING = "DQX_GX_CLASS_ARCHIVE"
 OFF = frozenset({"off", "0", "false", "no"})
 GIVE_UP = 600.0
+SETTLE = 2.0
+"""Seconds a whole part file is left alone: HotSpot writes the base archive's name just after the header."""
+RETRY = 7 * 86400
+"""Seconds before a Java and Spark whose archive failed are tried again."""
 UNUSED = 30 * 86400
+VERSIONS = ("17", "21")
+"""Java versions whose archives were tried (Java 25 moves these logs to another tag, which later ones refuse)."""
+REFUSED = (
+    "-javaagent",
+    "-agentlib",
+    "-agentpath",
+    "-Xshare",
+    "-XX:SharedArchiveFile",
+    "-XX:ArchiveClassesAtExit",
+    "--patch-module",
+    "--limit-modules",
+    "--upgrade-module-path",
+)
 MAGIC = bytes.fromhex("a8ab0bf0")  # HotSpot's dynamic archive header starts with 0xf00baba8, little-endian
 QUIET = "-Xlog:cds*=off"
 WRITE = "-XX:ArchiveClassesAtExit="
+MAP = "-XX:SharedArchiveFile="
 
 log = logging.getLogger(__name__)
 
 
-def java_options(spark_home: str, environ: Mapping[str, str] = os.environ, now: float | None = None) -> list[str]:
+def java_options(
+    spark_home: str,
+    confs: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] = os.environ,
+    now: float | None = None,
+) -> list[str]:
     """The options that make the JVM about to start map the archive, or write it; none when neither fits."""
-    folder = _folder(environ)
-    key = _key(spark_home, environ)
-    if folder is None or key is None:
-        return []
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _own(folder):
-            log.info("no class archive in %s: another user can write there", folder)
-            return []
-        return _options(folder, key, time.time() if now is None else now)
-    except OSError as exc:  # a read-only home, a full disk: start as if there were no archive
-        log.info("no class archive in %s: %s", folder, exc)
+        return _java_options(spark_home, confs or {}, environ, time.time() if now is None else now)
+    except Exception as exc:  # the archive only saves time: it is never why a command fails
+        log.info("no class archive: %s", exc)
         return []
+
+
+def _java_options(spark_home: str, confs: Mapping[str, str], environ: Mapping[str, str], now: float) -> list[str]:
+    folder = _folder(environ)
+    java = _java(environ)
+    jars = Path(spark_home) / "jars"
+    if os.name == "nt" or folder is None or java is None or not jars.is_dir():  # Windows: PySpark kills the JVM
+        return []
+    reason = _unarchivable(spark_home, confs, environ) or _unspoken(str(folder))
+    version = _java_version(java)
+    if version is None or version not in VERSIONS:
+        reason = f"Java {version or '(version unknown)'}: archives are kept for Java {' and '.join(VERSIONS)}"
+    if reason or version is None:
+        log.info("no class archive: %s", reason)
+        return []
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _own(folder):
+        log.info("no class archive in %s: another user can write there", folder)
+        return []
+    return _options(folder, _key(java, jars, version, environ), now)
 
 
 def _own(folder: Path) -> bool:
-    """Whether only this user can have put files in ``folder``: the JVM runs the classes an archive holds."""
+    """Whether only this user (or root) can have put files in ``folder``: the JVM runs the classes an archive holds."""
     stat = folder.stat()
     getuid = getattr(os, "getuid", None)  # POSIX; elsewhere the folder's permissions are the system's
-    return getuid is None or (stat.st_uid == getuid() and not stat.st_mode & 0o022)
+    return getuid is None or (stat.st_uid in (getuid(), 0) and not stat.st_mode & 0o022)
 
 
 def _options(folder: Path, key: str, now: float) -> list[str]:
@@ -73,23 +114,33 @@ def _options(folder: Path, key: str, now: float) -> list[str]:
     if archive.exists():
         with contextlib.suppress(OSError):  # dated when last mapped: what an archive of another Spark is not
             os.utime(archive, (now, now))
-        return [f"-XX:SharedArchiveFile={archive}", QUIET]
+        return [f"{MAP}{archive}", QUIET]
+    parts = sorted(folder.glob(f"{key}.*.part"))
     writing = False
-    for part in sorted(folder.glob(f"{key}.*.part")):
-        if _whole(part):
+    for part in parts:
+        age = now - part.stat().st_mtime
+        if _whole(part) and age > SETTLE:
+            with part.open("rb") as file:
+                os.fsync(file.fileno())  # on disk before it has the archive's name
             os.replace(part, archive)
             log.info("class archive written: %s", archive)
+            for other in parts:  # a second writer's, now not needed
+                if other != part:
+                    other.unlink(missing_ok=True)
             _forget_unused(folder, now)
-            return [f"-XX:SharedArchiveFile={archive}", QUIET]
-        if now - part.stat().st_mtime > GIVE_UP:
+            return [f"{MAP}{archive}", QUIET]
+        if age > GIVE_UP and not _whole(part):
             part.unlink()
             (folder / f"{key}.failed").touch()
-            log.info("class archive %s was never completed; not trying again", part)
+            log.info("class archive %s was never completed; not trying again for %d days", part, RETRY // 86400)
         else:
             writing = True  # another command's JVM is writing it
-    seen = folder / f"{key}.seen"
-    if writing or (folder / f"{key}.failed").exists():
+    failed = folder / f"{key}.failed"
+    if failed.exists() and now - failed.stat().st_mtime > RETRY:
+        failed.unlink()
+    if writing or failed.exists():
         return []
+    seen = folder / f"{key}.seen"
     if not seen.exists():
         seen.touch()
         return []
@@ -97,6 +148,17 @@ def _options(folder: Path, key: str, now: float) -> list[str]:
     part.touch()  # dated now: a JVM that never writes it is noticed after GIVE_UP
     log.info("this run's JVM writes the class archive %s when it exits", part)
     return [f"{WRITE}{part}", QUIET]
+
+
+def refused(options: list[str]) -> None:
+    """A JVM did not start with ``options`` and did without them: forget the part it was to write or the
+    archive it was to map, and try no archive for this Java and Spark for :data:`RETRY` seconds."""
+    for option in options:
+        for prefix in (WRITE, MAP):
+            if option.startswith(prefix):
+                path = Path(option[len(prefix) :])
+                path.unlink(missing_ok=True)
+                (path.parent / f"{path.name.split('.', 1)[0]}.failed").touch()
 
 
 def abandon(options: list[str]) -> None:
@@ -129,18 +191,51 @@ def _folder(environ: Mapping[str, str]) -> Path | None:
     return Path(cache) / "dqx-gx" / "jvm"
 
 
-def _key(spark_home: str, environ: Mapping[str, str]) -> str | None:
-    """Names the Java and Spark the archive is for: their files' paths, sizes and dates, and the settings
-    that add to Spark's classpath. None when no ``java`` is found (Spark will say so itself)."""
+def _java(environ: Mapping[str, str]) -> str | None:
+    """The ``java`` Spark's launcher runs: ``$JAVA_HOME/bin/java``, else the one on the PATH."""
     java_home = environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java", path=environ.get("PATH"))
-    jars = Path(spark_home) / "jars"
-    if not java or not os.path.exists(java) or not jars.is_dir():
+    return os.path.realpath(java) if java and os.path.exists(java) else None
+
+
+def _java_version(java: str) -> str | None:
+    """The major version in the JDK's ``release`` file (``JAVA_VERSION="17.0.15"`` → ``17``)."""
+    release = Path(java).parent.parent / "release"
+    if not release.is_file():
         return None
-    parts = [os.path.realpath(java), str(jars.resolve())]
+    found = re.search(r'^JAVA_VERSION="(\d+)', release.read_text(errors="replace"), re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def _unarchivable(spark_home: str, confs: Mapping[str, str], environ: Mapping[str, str]) -> str | None:
+    """Why HotSpot would refuse to write or map an archive for this JVM, or None: a Java agent or module
+    option (HotSpot will not archive with them), or a classpath folder that is not empty (HotSpot refuses
+    those; Spark puts its conf folder first)."""
+    for name in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "SPARK_SUBMIT_OPTS"):
+        if any(word.startswith(REFUSED) for word in environ.get(name, "").split()):
+            return f"${name} gives the JVM an agent or module option"
+    if any(word.startswith(REFUSED) for word in confs.get("spark.driver.defaultJavaOptions", "").split()):
+        return "spark.driver.defaultJavaOptions gives the JVM an agent or module option"
+    if confs.get("spark.driver.extraClassPath") or environ.get("SPARK_DIST_CLASSPATH"):
+        return "the driver's classpath is extended"
+    conf = environ.get("SPARK_CONF_DIR") or os.path.join(spark_home, "conf")
+    for folder in (conf, environ.get("HADOOP_CONF_DIR"), environ.get("YARN_CONF_DIR")):
+        if folder and os.path.isdir(folder) and os.listdir(folder):
+            return f"{folder} is on Spark's classpath and not empty"
+    return None
+
+
+def _unspoken(folder: str) -> str | None:
+    """Spark's launcher splits the JVM's options at spaces and reads quotes and backslashes."""
+    return f"{folder}: a space, quote or backslash in the path" if re.search(r"[\s'\"\\]", folder) else None
+
+
+def _key(java: str, jars: Path, version: str, environ: Mapping[str, str]) -> str:
+    """Names the Java and Spark the archive is for: their files' paths, sizes and dates, the Java version,
+    and the settings that add to Spark's classpath."""
+    parts = [java, str(jars.resolve()), version]
     for path in parts[:2]:
         stat = os.stat(path)
         parts.append(f"{stat.st_size}:{stat.st_mtime_ns}")
     parts += [environ.get(name, "") for name in ("SPARK_CONF_DIR", "HADOOP_CONF_DIR", "YARN_CONF_DIR")]
-    parts.append(environ.get("SPARK_DIST_CLASSPATH", ""))
     return "spark-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -99,9 +99,28 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
     import pyspark
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder
-    settings: dict[str, str] = {}
     archive: list[str] = []
+    if not where.is_connect and _DRIVER_OPTIONS not in confs and _starts_a_jvm():  # the user's own replace ours
+        archive = class_archive.java_options(os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__), confs)
+    try:
+        spark = _started(SparkSession.builder, where, confs, verbose, archive)
+    except Exception as exc:
+        if archive:  # the archive only saves time: start without it, and forget it if that was the trouble
+            class_archive.abandon(archive)
+            with contextlib.suppress(Exception):
+                spark = _started(SparkSession.builder, where, confs, verbose, [])
+                class_archive.refused(archive)
+                return spark
+        if verbose:
+            raise
+        raise SparkStartError(f"{where.origin} {where.shown}: Spark refuses it: {first_line(exc)}") from None
+    return spark
+
+
+def _started(
+    builder: SparkSession.Builder, where: Target, confs: Mapping[str, str], verbose: int, archive: list[str]
+) -> SparkSession:
+    settings: dict[str, str] = {}
     if where.is_connect:
         assert where.remote is not None
         builder = builder.remote(where.remote)
@@ -114,25 +133,16 @@ def start_session(where: Target, confs: Mapping[str, str], verbose: int) -> Spar
             settings |= _QUIET
             quiet = resources.files("dqx_gx").joinpath("resources", "log4j2-quiet.properties")
             driver.append(f"-Dlog4j2.configurationFile={quiet}")
-        if _DRIVER_OPTIONS not in confs and _starts_a_jvm():  # the user's own options replace these
-            archive = class_archive.java_options(os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__))
-        driver += archive
-        settings |= {_DRIVER_OPTIONS: " ".join(driver), "spark.executor.extraJavaOptions": _UTC}
+        settings |= {_DRIVER_OPTIONS: " ".join([*driver, *archive]), "spark.executor.extraJavaOptions": _UTC}
     settings |= confs
     for key, value in settings.items():
         builder = builder.config(key, value)
-    try:
-        with contextlib.nullcontext() if where.is_connect else _without_incubator_warning():
-            spark = builder.getOrCreate()
-        spark.version  # noqa: B018  a Connect session is lazy: one round trip proves the server speaks
-        for key, value in _READ_SETTINGS.items():
-            if key not in confs:
-                spark.conf.set(key, value)
-    except Exception as exc:
-        class_archive.abandon(archive)
-        if verbose:
-            raise
-        raise SparkStartError(f"{where.origin} {where.shown}: Spark refuses it: {first_line(exc)}") from None
+    with contextlib.nullcontext() if where.is_connect else _without_incubator_warning():
+        spark = builder.getOrCreate()
+    spark.version  # noqa: B018  a Connect session is lazy: one round trip proves the server speaks
+    for key, value in _READ_SETTINGS.items():
+        if key not in confs:
+            spark.conf.set(key, value)
     return spark
 
 

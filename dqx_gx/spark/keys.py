@@ -65,7 +65,8 @@ that tells the sets apart is a signed 64-bit number, one bit per column."""
 
 
 def in_groupings(keys: Sequence[Key]) -> list[tuple[Key, ...]]:
-    """``keys`` in as few groupings as fit :data:`MAX_COLUMNS` columns each (one for any usual contract)."""
+    """``keys`` in as few groupings as fit :data:`MAX_COLUMNS` columns each (one for any usual contract);
+    a key wider than that is a grouping of its own, grouped plainly (:func:`key_counts`)."""
     groupings: list[tuple[list[Key], set[tuple[str, ...]]]] = []
     for key in keys:
         columns = {_address(field) for field in key}
@@ -112,8 +113,12 @@ def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
     """Each key's numbers over ``df``, in the order the query's keys were given: one query."""
     if not query.sets:
         return []
-    groups = df.select(*query.selected).groupingSets([list(s) for s in query.sets], *query.names)
-    counted = groups.agg(F.count(F.lit(1)).alias("_dqx_rows"), F.grouping_id().alias("_dqx_set"))
+    selected = df.select(*query.selected)
+    if len(query.sets) == 1:  # one set: a plain grouping (no row expanded, no column limit), its set id 0
+        counted = selected.groupBy(*query.names).agg(F.count(F.lit(1)).alias("_dqx_rows"), F.lit(0).alias("_dqx_set"))
+    else:
+        groups = selected.groupingSets([list(s) for s in query.sets], *query.names)
+        counted = groups.agg(F.count(F.lit(1)).alias("_dqx_rows"), F.grouping_id().alias("_dqx_set"))
     found = [int(value or 0) for value in counted.agg(*query.sums).first()]  # type: ignore[union-attr]
     return [_of_key(found[5 * index : 5 * index + 5], one_column) for index, one_column in query.of_keys]
 

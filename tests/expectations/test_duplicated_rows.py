@@ -176,3 +176,16 @@ def test_seventy_unique_columns_are_each_counted_and_marked(spark: SparkSession)
     for index in range(columns):
         expected = (0, 0, "PASSED") if index % 2 == 0 else (1, 2, "FAILED")
         assert found[f"c{index}"] == expected, index
+
+
+def test_one_key_of_seventy_columns_is_grouped_plainly(spark: SparkSession) -> None:
+    """A key wider than GROUPING SETS takes (64 columns) is the only set of its grouping: a plain groupBy."""
+    columns = 70
+    rows = [tuple([1] * columns), tuple([1] * columns), tuple([1] * (columns - 1) + [None]), tuple([2] * columns)]
+    frame = spark.createDataFrame(rows, ", ".join(f"c{i} int" for i in range(columns)))
+    contract = one_table(
+        [{"name": f"c{i}", "logicalType": "integer"} for i in range(columns)],
+        [duplicates("all seventy", [f"c{i}" for i in range(columns)], mustBe=0)],
+    )
+    (result,) = [r for r in run_contract(contract, frame, samples=0).rule_results if r.rule.name == "all seventy"]
+    assert (result.observed, result.rows_marked, result.assertion.status) == (1, 2, "FAILED")
