@@ -36,7 +36,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 SETTING = "DQX_GX_CLASS_ARCHIVE"
@@ -88,11 +88,13 @@ def _java_options(spark_home: str, confs: Mapping[str, str], environ: Mapping[st
     jars = Path(spark_home) / "jars"
     if os.name == "nt" or folder is None or java is None or not jars.is_dir():  # Windows: PySpark kills the JVM
         return []
-    reason = _unarchivable(spark_home, confs, environ) or _unspoken(str(folder))
     version = _java_version(java)
-    if version is None or version not in VERSIONS:
-        reason = f"Java {version or '(version unknown)'}: archives are kept for Java {' and '.join(VERSIONS)}"
-    if reason or version is None:
+    reason = (
+        _unarchivable(spark_home, confs, environ)
+        or _unspoken(str(folder))
+        or (None if version in VERSIONS else f"Java {version}: archives are kept for Java {' and '.join(VERSIONS)}")
+    )
+    if reason:
         log.info("no class archive: %s", reason)
         return []
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -118,8 +120,8 @@ def _options(folder: Path, key: str, now: float) -> list[str]:
     parts = sorted(folder.glob(f"{key}.*.part"))
     writing = False
     for part in parts:
-        age = now - part.stat().st_mtime
-        if _whole(part) and age > SETTLE:
+        age, whole = now - part.stat().st_mtime, _whole(part)
+        if whole and age > SETTLE:
             with part.open("rb") as file:
                 os.fsync(file.fileno())  # on disk before it has the archive's name
             os.replace(part, archive)
@@ -129,7 +131,7 @@ def _options(folder: Path, key: str, now: float) -> list[str]:
                     other.unlink(missing_ok=True)
             _forget_unused(folder, now)
             return [f"{MAP}{archive}", QUIET]
-        if age > GIVE_UP and not _whole(part):
+        if age > GIVE_UP and not whole:
             part.unlink()
             (folder / f"{key}.failed").touch()
             log.info("class archive %s was never completed; not trying again for %d days", part, RETRY // 86400)
@@ -150,22 +152,27 @@ def _options(folder: Path, key: str, now: float) -> list[str]:
     return [f"{WRITE}{part}", QUIET]
 
 
+def abandon(options: list[str]) -> None:
+    """Forget the part file ``options`` asked a JVM to write, when that JVM did not start."""
+    for prefix, path in _named(options):
+        if prefix == WRITE:
+            path.unlink(missing_ok=True)
+
+
 def refused(options: list[str]) -> None:
     """A JVM did not start with ``options`` and did without them: forget the part it was to write or the
     archive it was to map, and try no archive for this Java and Spark for :data:`RETRY` seconds."""
+    for _, path in _named(options):
+        path.unlink(missing_ok=True)
+        (path.parent / f"{path.name.split('.', 1)[0]}.failed").touch()
+
+
+def _named(options: list[str]) -> Iterator[tuple[str, Path]]:
+    """The archive or part file each option names, with the option it follows."""
     for option in options:
         for prefix in (WRITE, MAP):
             if option.startswith(prefix):
-                path = Path(option[len(prefix) :])
-                path.unlink(missing_ok=True)
-                (path.parent / f"{path.name.split('.', 1)[0]}.failed").touch()
-
-
-def abandon(options: list[str]) -> None:
-    """Forget the part file ``options`` asked a JVM to write, when that JVM did not start."""
-    for option in options:
-        if option.startswith(WRITE):
-            Path(option[len(WRITE) :]).unlink(missing_ok=True)
+                yield prefix, Path(option[len(prefix) :])
 
 
 def _forget_unused(folder: Path, now: float) -> None:
@@ -198,13 +205,12 @@ def _java(environ: Mapping[str, str]) -> str | None:
     return os.path.realpath(java) if java and os.path.exists(java) else None
 
 
-def _java_version(java: str) -> str | None:
+def _java_version(java: str) -> str:
     """The major version in the JDK's ``release`` file (``JAVA_VERSION="17.0.15"`` → ``17``)."""
     release = Path(java).parent.parent / "release"
-    if not release.is_file():
-        return None
-    found = re.search(r'^JAVA_VERSION="(\d+)', release.read_text(errors="replace"), re.MULTILINE)
-    return found.group(1) if found else None
+    text = release.read_text(errors="replace") if release.is_file() else ""
+    found = re.search(r'^JAVA_VERSION="(\d+)', text, re.MULTILINE)
+    return found.group(1) if found else "of an unknown version"
 
 
 def _unarchivable(spark_home: str, confs: Mapping[str, str], environ: Mapping[str, str]) -> str | None:
