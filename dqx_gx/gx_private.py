@@ -17,10 +17,15 @@ from types import MethodType
 from typing import Any, TypeVar
 
 import great_expectations as gx
+from great_expectations.core.freshness_diagnostics import (
+    CheckpointFreshnessDiagnostics,
+    ValidationDefinitionFreshnessDiagnostics,
+)
 from great_expectations.core.id_dict import IDDict
 from great_expectations.data_context import AbstractDataContext
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
+from great_expectations.exceptions import CheckpointNotAddedError, ValidationDefinitionNotAddedError
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.registry import _registered_expectations
@@ -52,6 +57,31 @@ def add_spark_datasource(context: AbstractDataContext, name: str) -> SparkDataso
     added = context._add_fluent_datasource(datasource)
     assert isinstance(added, SparkDatasource)
     return added
+
+
+class InstalledValidationDefinition(gx.ValidationDefinition):
+    """A validation definition that is, as it stands, in its store: dqx-gx has just written it.
+
+    Before a run GX makes sure each object equals its stored copy: it reads the suite back and
+    compares the two whole, five times per checkpoint run (``Checkpoint.run``,
+    ``ValidationDefinition.run``, and each side of the checkpoint's own equality, whose JSON encoder
+    asks again): about a millisecond per rule a run in all. For objects written a moment before, the
+    id the store gave is the answer. A store keeps no class: what it holds is GX's plain object.
+    """
+
+    def is_fresh(self) -> ValidationDefinitionFreshnessDiagnostics:
+        added: list[Any] = [] if self.id else [ValidationDefinitionNotAddedError(name=self.name)]
+        return ValidationDefinitionFreshnessDiagnostics(errors=added)
+
+
+class InstalledCheckpoint(gx.Checkpoint):
+    """A checkpoint that is, as it stands, in its store, with :class:`InstalledValidationDefinition` s."""
+
+    def is_fresh(self) -> CheckpointFreshnessDiagnostics:
+        added: list[Any] = [] if self.id else [CheckpointNotAddedError(name=self.name)]
+        diagnostics = CheckpointFreshnessDiagnostics(errors=added)
+        diagnostics.update_with_children(*(v.is_fresh() for v in self.validation_definitions))
+        return diagnostics
 
 
 def resolve_metric_bundles(

@@ -33,9 +33,11 @@ from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.metrics import OfKey, of_keys
+from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
     AtomicFilesystemStoreBackend,
+    InstalledCheckpoint,
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
@@ -43,6 +45,7 @@ from dqx_gx.gx_private import (
     resolve_metric_bundles,
 )
 from dqx_gx.kinds import MetricKind
+from dqx_gx.run.artifacts import ephemeral_context, install
 from tests.conftest import ROOT
 
 
@@ -246,3 +249,40 @@ def test_gx_pages_load_the_libraries_whose_local_copies_dqx_gx_puts_in_the_site(
     }
     text = "".join(template.read_text() for template in templates.glob("*.j2"))
     assert all(major in text for major in ("jquery-3.", "bootstrap/4.", "font-awesome/6."))
+
+
+@pytest.mark.parametrize("project", ["ephemeral", "file"])
+def test_installed_artefacts_are_what_gx_calls_fresh_and_a_run_reads_no_suite_back(
+    spark: Any, orders: Any, project: str, tmp_path: Path
+) -> None:
+    """GX asks ``is_fresh`` of the checkpoint it runs and of each validation definition (in ``run`` and
+    through the checkpoint's JSON encoder); GX's own answer for what install() wrote is "fresh", for a
+    new project and for one written before, so the installed classes answer it without reading the
+    suite back. What the store holds loads as GX's plain checkpoint."""
+    context = (
+        ephemeral_context() if project == "ephemeral" else gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    )
+    build = build_suite(orders)
+    install(context, orders, build, data_docs=False)
+    checkpoint = install(context, orders, build, data_docs=False).checkpoint
+    assert isinstance(checkpoint, InstalledCheckpoint)
+    assert gx.Checkpoint.is_fresh(checkpoint).success
+    assert all(gx.ValidationDefinition.is_fresh(v).success for v in checkpoint.validation_definitions)
+    assert type(context.checkpoints.get(checkpoint.name)) is gx.Checkpoint
+    assert "self.is_fresh()" in inspect.getsource(gx.Checkpoint.run)
+    assert "self.is_fresh()" in inspect.getsource(gx.ValidationDefinition.run)
+    assert "self.is_fresh()" in inspect.getsource(gx.ValidationDefinition.identifier_bundle)
+    frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
+    store = type(context.expectations_store)
+    runs = {}
+    for name, runner in (("installed", checkpoint), ("as GX loads it", context.checkpoints.get(checkpoint.name))):
+        with mock.patch.object(store, "get", autospec=True, side_effect=store.get) as reads:
+            result = runner.run(batch_parameters={"dataframe": frame})
+        (suite_result,) = result.run_results.values()
+        runs[name] = (
+            reads.call_count,
+            [(r.expectation_config and r.expectation_config.id, r.success) for r in suite_result.results],
+        )
+    assert runs["installed"][0] == 0 and runs["as GX loads it"][0] >= 2
+    assert runs["installed"][1] == runs["as GX loads it"][1]
+    assert len(runs["installed"][1]) == len(build.suite.expectations)

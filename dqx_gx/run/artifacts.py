@@ -23,7 +23,13 @@ from dqx_gx.errors import warn_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.guard import DqxGuardAction
 from dqx_gx.expectations.suite import SuiteBuild, rule_id
-from dqx_gx.gx_private import add_spark_datasource, atomic_writes, registered_expectation_types
+from dqx_gx.gx_private import (
+    InstalledCheckpoint,
+    InstalledValidationDefinition,
+    add_spark_datasource,
+    atomic_writes,
+    registered_expectation_types,
+)
 from dqx_gx.notify import NotifyOn, Target
 from dqx_gx.run.alerts import alert_actions
 
@@ -31,7 +37,7 @@ DATASOURCE = "dqx_gx_spark"
 STORE = "dqx_gx.expectations.store"
 GX_STORES = "great_expectations.data_context.store"
 BATCH_DEFINITION = "whole_dataframe"
-Stored = TypeVar("Stored", gx.ExpectationSuite, gx.ValidationDefinition, gx.Checkpoint)
+Stored = TypeVar("Stored", gx.ExpectationSuite, InstalledValidationDefinition, InstalledCheckpoint)
 
 RESULT_FORMAT: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
 """SUMMARY keeps observed values; no unexpected-value samples, which would cost GX's map
@@ -99,7 +105,7 @@ def _install(
     actions += alert_actions(
         list(notify), notify_on, contract=contract.check_name, dataset=contract.dataset, skipped=len(build.skipped)
     )
-    checkpoint = gx.Checkpoint(
+    checkpoint = InstalledCheckpoint(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=RESULT_FORMAT
     )
     return Artifacts(suite, _store_checkpoint(context, checkpoint))
@@ -161,21 +167,22 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
 def _store_validation(
     context: AbstractDataContext, suite: gx.ExpectationSuite, batch_definition: BatchDefinition[Any]
 ) -> gx.ValidationDefinition:
-    validation = gx.ValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
+    validation = InstalledValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
     return _add_or_overwrite(context.validation_definitions, context.validation_definition_store, validation)
 
 
-def _store_checkpoint(context: AbstractDataContext, checkpoint: gx.Checkpoint) -> gx.Checkpoint:
+def _store_checkpoint(context: AbstractDataContext, checkpoint: InstalledCheckpoint) -> InstalledCheckpoint:
     return _add_or_overwrite(context.checkpoints, context.checkpoint_store, checkpoint)
 
 
 def _add_or_overwrite(factory: Any, store: Any, item: Stored) -> Stored:
-    """Add ``item``, or overwrite the stored item of the same name in place, keeping its id."""
+    """Add ``item`` (the store gives it its id), or overwrite the stored item of the same name in place,
+    keeping its id. Either way ``item`` is what the store now holds: it is returned, not read back."""
     try:
         stored = factory.get(item.name)
     except DataContextError:
-        added: Stored = factory.add(item)
-        return added
+        store.add(key=store.get_key(name=item.name, id=None), value=item)
+        return item
     return _overwrite(store, item, stored.id)
 
 
