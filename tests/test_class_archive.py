@@ -128,6 +128,22 @@ def test_another_spark_or_java_has_an_archive_of_its_own(tmp_path: Path, spark_h
     assert len(list(folder.glob("*.seen"))) == 3
 
 
+def test_a_jdk_updated_in_place_has_an_archive_of_its_own(tmp_path: Path, spark_home: Path) -> None:
+    """HotSpot rejects an archive another build wrote, silently: the key names its library's date."""
+    jdk = tmp_path / "jdk"
+    (jdk / "bin").mkdir(parents=True)
+    (jdk / "lib" / "server").mkdir(parents=True)
+    (jdk / "bin" / "java").write_bytes(b"launcher")
+    (jdk / "release").write_text('JAVA_VERSION="17.0.15"\n')
+    libjvm = jdk / "lib" / "server" / "libjvm.so"
+    libjvm.write_bytes(b"hotspot 17.0.15")
+    env = environ(tmp_path / "cache", JAVA_HOME=str(jdk))
+    java_options(str(spark_home), environ=env)
+    libjvm.write_bytes(b"hotspot 17.0.16")  # same launcher, same major version
+    java_options(str(spark_home), environ=env)
+    assert len(list((tmp_path / "cache").glob("*.seen"))) == 2
+
+
 @pytest.mark.parametrize(
     ("more", "confs"),
     [
