@@ -240,9 +240,10 @@ def _key(java: str, jars: Path, version: str, environ: Mapping[str, str]) -> str
     """Names the Java and Spark the archive is for: their files' paths, sizes and dates (the launcher,
     HotSpot's own library, which a JDK updated in place replaces, and Spark's jars), the Java version,
     and the settings that add to Spark's classpath."""
-    libjvm = Path(java).parent.parent / "lib" / "server" / "libjvm.so"
+    server = Path(java).parent.parent / "lib" / "server"
+    libjvm = [str(server / name) for name in ("libjvm.so", "libjvm.dylib") if (server / name).is_file()]
     parts = [java, str(jars.resolve()), version]
-    for path in (*parts[:2], *([str(libjvm)] if libjvm.is_file() else [])):
+    for path in (*parts[:2], *libjvm):
         stat = os.stat(path)
         parts.append(f"{stat.st_size}:{stat.st_mtime_ns}")
     parts += [environ.get(name, "") for name in ("SPARK_CONF_DIR", "HADOOP_CONF_DIR", "YARN_CONF_DIR")]

@@ -479,8 +479,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Run DQX data contracts (ODCS v3.0–v3.2 or the DQX native format) "
         "on Great Expectations over Spark.",
         epilog="Exit codes: 0 ok, 1 a P0 rule failed (validate), 2 contract, input or usage error. "
-        "DQX_GX_CLASS_ARCHIVE=off|DIR: the JVM's class archive, kept in ~/.cache/dqx-gx/jvm "
-        "(see docs/cli.md).",
+        "DQX_GX_CLASS_ARCHIVE=off|DIR: where the JVM's class archive is kept (default "
+        "$XDG_CACHE_HOME/dqx-gx/jvm, or ~/.cache/dqx-gx/jvm), or none.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -139,7 +139,7 @@ def test_a_jdk_updated_in_place_has_an_archive_of_its_own(tmp_path: Path, spark_
     libjvm.write_bytes(b"hotspot 17.0.15")
     env = environ(tmp_path / "cache", JAVA_HOME=str(jdk))
     java_options(str(spark_home), environ=env)
-    libjvm.write_bytes(b"hotspot 17.0.16")  # same launcher, same major version
+    libjvm.write_bytes(b"hotspot 17.0.16, updated")  # same launcher, same major version
     java_options(str(spark_home), environ=env)
     assert len(list((tmp_path / "cache").glob("*.seen"))) == 2
 

@@ -6,6 +6,7 @@ Each test fails loudly, naming the assumption, when a GX upgrade breaks it.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import inspect
 import json
 import os
@@ -33,6 +34,7 @@ from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.metrics import OfKey, of_keys
+from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
@@ -41,12 +43,17 @@ from dqx_gx.gx_private import (
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
+    just_installed,
     registered_expectation_types,
     resolve_metric_bundles,
 )
 from dqx_gx.kinds import MetricKind
+from dqx_gx.notify import parse_target
 from dqx_gx.run.artifacts import ephemeral_context, install
 from tests.conftest import ROOT
+
+MOMENT = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
+"""When the orders example's good batch passes its freshness rule."""
 
 
 def test_gx_tells_equal_expectations_apart_ignoring_meta() -> None:
@@ -255,34 +262,52 @@ def test_gx_pages_load_the_libraries_whose_local_copies_dqx_gx_puts_in_the_site(
 def test_installed_artefacts_are_what_gx_calls_fresh_and_a_run_reads_no_suite_back(
     spark: Any, orders: Any, project: str, tmp_path: Path
 ) -> None:
-    """GX asks ``is_fresh`` of the checkpoint it runs and of each validation definition (in ``run`` and
-    through the checkpoint's JSON encoder); GX's own answer for what install() wrote is "fresh", for a
-    new project and for one written before, so the installed classes answer it without reading the
-    suite back. What the store holds loads as GX's plain checkpoint."""
+    """GX asks ``is_fresh`` of the checkpoint it runs and of each validation definition (in ``run``, and
+    through ``identifier_bundle`` when the checkpoint is compared or written). GX's own answer for what
+    install() wrote, added or overwritten, with docs and alert actions, is "fresh", so inside
+    ``just_installed`` the installed classes answer it without reading the suite back; the results are
+    those of the checkpoint as GX loads it, which is GX's plain class."""
     context = (
         ephemeral_context() if project == "ephemeral" else gx.get_context(mode="file", project_root_dir=str(tmp_path))
     )
     build = build_suite(orders)
-    install(context, orders, build, data_docs=False)
-    checkpoint = install(context, orders, build, data_docs=False).checkpoint
-    assert isinstance(checkpoint, InstalledCheckpoint)
-    assert gx.Checkpoint.is_fresh(checkpoint).success
-    assert all(gx.ValidationDefinition.is_fresh(v).success for v in checkpoint.validation_definitions)
+    alert = [parse_target("webhook:http://127.0.0.1:9/never")]  # sent only for a rejected batch
+    for _ in ("added", "overwritten"):
+        checkpoint = install(context, orders, build, data_docs=True, notify=alert).checkpoint
+        assert isinstance(checkpoint, InstalledCheckpoint)
+        assert gx.Checkpoint.is_fresh(checkpoint).success
+        assert all(gx.ValidationDefinition.is_fresh(v).success for v in checkpoint.validation_definitions)
     assert type(context.checkpoints.get(checkpoint.name)) is gx.Checkpoint
     assert "self.is_fresh()" in inspect.getsource(gx.Checkpoint.run)
     assert "self.is_fresh()" in inspect.getsource(gx.ValidationDefinition.run)
     assert "self.is_fresh()" in inspect.getsource(gx.ValidationDefinition.identifier_bundle)
     frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
-    store = type(context.expectations_store)
+    checked = mock.patch.object(
+        gx.ValidationDefinition, "is_fresh", autospec=True, side_effect=gx.ValidationDefinition.is_fresh
+    )
     runs = {}
     for name, runner in (("installed", checkpoint), ("as GX loads it", context.checkpoints.get(checkpoint.name))):
-        with mock.patch.object(store, "get", autospec=True, side_effect=store.get) as reads:
+        with just_installed(checkpoint), measured_at(MOMENT), checked as asked:
             result = runner.run(batch_parameters={"dataframe": frame})
         (suite_result,) = result.run_results.values()
         runs[name] = (
-            reads.call_count,
+            asked.call_count,
             [(r.expectation_config and r.expectation_config.id, r.success) for r in suite_result.results],
         )
-    assert runs["installed"][0] == 0 and runs["as GX loads it"][0] >= 2
+    assert runs["installed"][0] == 0 and runs["as GX loads it"][0] >= 2  # GX's own check, not asked
     assert runs["installed"][1] == runs["as GX loads it"][1]
     assert len(runs["installed"][1]) == len(build.suite.expectations)
+
+
+def test_a_checkpoint_kept_from_an_earlier_run_is_checked_by_gx_again(orders: Any) -> None:
+    """Outside ``just_installed`` an installed checkpoint asks GX's full check: after the same contract name
+    is installed with other rules, the one kept from before is not fresh, as GX would say."""
+    context = ephemeral_context()
+    kept = install(context, orders, build_suite(orders), data_docs=False).checkpoint
+    with just_installed(kept):
+        assert kept.is_fresh().success
+    assert kept.is_fresh().success  # GX's own check, still equal to the store
+    fewer = dataclasses.replace(orders, rules=orders.rules[:3])
+    install(context, fewer, build_suite(fewer), data_docs=False)
+    assert not kept.is_fresh().success
+    assert not kept.validation_definitions[0].is_fresh().success

@@ -28,6 +28,7 @@ from dqx_gx.gx_private import (
     InstalledValidationDefinition,
     add_spark_datasource,
     atomic_writes,
+    just_installed,
     registered_expectation_types,
 )
 from dqx_gx.notify import NotifyOn, Target
@@ -47,7 +48,7 @@ expectations an extra Spark job each."""
 @dataclass(frozen=True)
 class Artifacts:
     suite: gx.ExpectationSuite
-    checkpoint: gx.Checkpoint
+    checkpoint: InstalledCheckpoint
 
 
 def quiet_context(context: AbstractDataContext) -> AbstractDataContext:
@@ -108,7 +109,8 @@ def _install(
     checkpoint = InstalledCheckpoint(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=RESULT_FORMAT
     )
-    return Artifacts(suite, _store_checkpoint(context, checkpoint))
+    with just_installed(validation):  # writing the checkpoint asks its validation definition
+        return Artifacts(suite, _store_checkpoint(context, checkpoint))
 
 
 def registers_on_open(context: AbstractDataContext) -> None:
@@ -166,7 +168,7 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
 
 def _store_validation(
     context: AbstractDataContext, suite: gx.ExpectationSuite, batch_definition: BatchDefinition[Any]
-) -> gx.ValidationDefinition:
+) -> InstalledValidationDefinition:
     validation = InstalledValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
     return _add_or_overwrite(context.validation_definitions, context.validation_definition_store, validation)
 

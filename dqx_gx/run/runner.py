@@ -14,7 +14,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
-from dqx_gx.gx_private import atomic_writes
+from dqx_gx.gx_private import atomic_writes, just_installed
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -120,7 +120,13 @@ def run_contract(
     # before the docs swap: GX saves the project's configuration when install adds the datasource
     artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
     # a file project never holds half a suite, result or docs page; its docs say what dqx-gx says
-    with atomic_writes(context), dqx_data_docs(context), references_given(references), measured_at(moment):
+    with (
+        atomic_writes(context),
+        dqx_data_docs(context),
+        references_given(references),
+        measured_at(moment),
+        just_installed(artifacts.checkpoint),
+    ):
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
     results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
