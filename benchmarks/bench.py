@@ -298,6 +298,9 @@ class Measured:
     in_jobs: list[float] = field(default_factory=list)
     """Seconds during which any of Spark's jobs ran (submission to completion): the part of a run no code
     around Spark can take away (query planning before a job is not counted)."""
+    compiled: list[int] = field(default_factory=list)
+    """Classes Spark generated and compiled during the run: none when its code cache (100 entries by
+    default, ``spark.sql.codegen.cache.maxEntries``) still holds the run's plans from the round before."""
 
 
 def jvm_cpu_seconds(spark: SparkSession) -> float:
@@ -310,15 +313,24 @@ def jvm_cpu_seconds(spark: SparkSession) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def compilations_of(spark: SparkSession) -> Any:
+    """Spark's histogram of code compilations (its count: classes compiled so far in this JVM)."""
+    jvm: Any = spark._jvm
+    return jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+
 def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[], Any], record: Measured) -> None:
     tracker = spark.sparkContext.statusTracker()
     group = f"bench-{label}-{next(_GROUPS)}"
     spark.sparkContext.setJobGroup(group, label)
+    compilations = compilations_of(spark)
+    compiled = compilations.getCount()
     cpu = jvm_cpu_seconds(spark)
     started = time.perf_counter()
     run()
     record.seconds.append(time.perf_counter() - started)
     record.cpu.append(jvm_cpu_seconds(spark) - cpu)
+    record.compiled.append(compilations.getCount() - compiled)
     spark.sparkContext.setJobGroup("bench-idle", "idle")
     jobs = tracker.getJobIdsForGroup(group)
     for _ in range(20):  # the tracker is updated asynchronously

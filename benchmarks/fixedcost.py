@@ -6,7 +6,9 @@ Two ratios, each from alternated runs on one SparkSession (medians):
           again (its aggregate expressions kept from the run before, as on a stream's micro-batches)
           and as a first run (``expectations.built`` emptied before each run); beside it the same
           ratio for the same numbers by hand (bench.method_b on one and on three copies of the
-          columns): what Spark alone costs for three times the expressions
+          columns), and dqx-gx's own Spark queries of each run replayed alone (each query's plan
+          captured from a run, then planned and run afresh, no GX, no Python around it): what
+          Spark alone costs for the added rules, so what is left per rule is GX's and dqx-gx's
   large   --rows rows: run_contract with 20 rules / the same numbers by hand — one df.agg plus
           its distinct counts (bench.method_b) (target ≤ 1.15)
 
@@ -27,6 +29,7 @@ from typing import Any
 
 from py4j.clientserver import ClientServerConnection
 from pyspark.sql import SparkSession
+from pyspark.sql.classic.dataframe import DataFrame
 
 from dqx_gx import Contract
 from dqx_gx.expectations.built import BUILT
@@ -53,10 +56,10 @@ class Costs:
 class Meter:
     """Wall time, CPU time of Python and of Spark's JVM, and Spark's code compilations around a call."""
 
-    def __init__(self, spark: SparkSession) -> None:
+    def __init__(self, spark: SparkSession, compilations: Any) -> None:
         jvm: Any = spark._jvm
         self.pid = int(jvm.java.lang.ProcessHandle.current().pid())
-        self.compilations = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+        self.compilations = compilations
         self.commands = 0
         send = ClientServerConnection.send_command
 
@@ -103,10 +106,41 @@ def ratio(costs: dict[str, Costs], top: str, bottom: str) -> str:
     return f"wall {wall:.2f}, cpu {cpu:.2f}"
 
 
-def run(spark: SparkSession, args: argparse.Namespace) -> None:
-    from bench import COLUMN_COPIES, contract, dataset, method_a, method_b  # type: ignore[import-not-found]  # noqa: PLC0415 - bench imports this module
+def queries_of(spark: SparkSession, run: Callable[[], Any]) -> list[Any]:
+    """The logical plans of the Spark queries ``run`` collects (every action of a run ends in
+    ``collect``: ``first`` and ``count`` too), in order."""
+    plans: list[Any] = []
+    collect = DataFrame.collect
 
-    meter = Meter(spark)
+    def captured(frame: DataFrame) -> Any:
+        plans.append(frame._jdf.queryExecution().logical())
+        return collect(frame)
+
+    DataFrame.collect = captured  # type: ignore[method-assign]
+    try:
+        run()
+    finally:
+        DataFrame.collect = collect  # type: ignore[method-assign]
+    return plans
+
+
+def replay(spark: SparkSession, plans: list[Any]) -> Callable[[], None]:
+    """Plan and run each query afresh (a new Dataset of the same logical plan: no shuffle output of the
+    run before is reused), one after the other, as the run did."""
+    jvm: Any = spark._jvm
+    datasets = jvm.org.apache.spark.sql.classic.Dataset
+
+    def again() -> None:
+        for plan in plans:
+            DataFrame(datasets.ofRows(spark._jsparkSession, plan), spark).collect()
+
+    return again
+
+
+def run(spark: SparkSession, args: argparse.Namespace) -> None:
+    from bench import COLUMN_COPIES, compilations_of, contract, dataset, method_a, method_b  # type: ignore[import-not-found]  # noqa: PLC0415 - bench imports this module
+
+    meter = Meter(spark, compilations_of(spark))
     rounds = max(args.rounds, 5)
     small = dataset(spark, 1_000, COLUMN_COPIES)
     twenty, sixty = contract(1), contract(3)
@@ -123,6 +157,8 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     costs = alternate(meter, methods, rounds)
     # apart: the hand-written plans' generated code would take places in Spark's code cache between the contract's runs
     by_hand = alternate(meter, {"20": lambda: method_b(small, 1), "60": lambda: method_b(small, 3)}, rounds)
+    own = {name: queries_of(spark, methods[name]) for name in ("20", "60")}
+    alone = alternate(meter, {name: replay(spark, plans) for name, plans in own.items()}, rounds)
     print(f"\nfixed cost per rule, 1,000 rows, {rounds} rounds, medians:")
     print(costs["20"].line(f"run_contract, {len(twenty.rules)} rules, run again"))
     print(costs["60"].line(f"run_contract, {len(sixty.rules)} rules, run again"))
@@ -132,7 +168,17 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     print(f"  60 rules / 20 rules, first run: {ratio(costs, '60 first', '20 first')}   (target ≤ {SMALL_TARGET})")
     print(by_hand["20"].line("hand-written df.agg + distinct counts, 1 copy"))
     print(by_hand["60"].line("hand-written df.agg + distinct counts, 3 copies"))
-    print(f"  3 copies / 1 copy by hand (Spark alone): {ratio(by_hand, '60', '20')}")
+    print(f"  3 copies / 1 copy by hand (one distinct count per key): {ratio(by_hand, '60', '20')}")
+    print(alone["20"].line(f"its own {len(own['20'])} Spark queries alone, {len(twenty.rules)} rules"))
+    print(alone["60"].line(f"its own {len(own['60'])} Spark queries alone, {len(sixty.rules)} rules"))
+    print(f"  60 rules / 20 rules, their Spark queries alone: {ratio(alone, '60', '20')}")
+    added = len(sixty.rules) - len(twenty.rules)
+    run_ms = 1000 * (statistics.median(costs["60"].wall) - statistics.median(costs["20"].wall))
+    spark_ms = 1000 * (statistics.median(alone["60"].wall) - statistics.median(alone["20"].wall))
+    print(
+        f"  {added} added rules, run again: {run_ms:.0f} ms, of which Spark's queries {spark_ms:.0f} ms;"
+        f" the rest {(run_ms - spark_ms) / added:.1f} ms per rule"
+    )
 
     large = dataset(spark, args.rows, COLUMN_COPIES)
     costs = alternate(meter, {"A": lambda: method_a(large, twenty), "B": lambda: method_b(large, 1)}, args.rounds)

@@ -168,13 +168,18 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         m = results[name]
         print(
             f"  {name} {label:<36} {median[name]:8.3f} s   JVM CPU {cpu[name]:8.2f} s   "
-            f"jobs {statistics.median(m.jobs):4.0f}"
+            f"jobs {statistics.median(m.jobs):4.0f}   classes compiled {statistics.median(m.compiled):4.0f}"
         )
     in_jobs = statistics.median(results["A"].in_jobs)
     print(
         f"  A's Spark jobs alone ran {in_jobs:.3f} s: {in_jobs / median['C']:.2f} of C's wall time, the least A/C "
         "could be with nothing around Spark's jobs"
     )
+    if statistics.median(results["A"].compiled):
+        print(
+            "  A's jobs include compiling its plans again each round: the other methods' plans pushed them out of "
+            "Spark's code cache (--conf spark.sql.codegen.cache.maxEntries=2000 keeps them)"
+        )
     for measure_name, of in (("wall time", median), ("JVM CPU time", cpu)):
         if not all(of.values()):
             continue
