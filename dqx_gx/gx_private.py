@@ -18,6 +18,7 @@ from types import MethodType
 from typing import Any, TypeVar
 
 import great_expectations as gx
+from great_expectations.checkpoint.checkpoint import CheckpointResult
 from great_expectations.core.freshness_diagnostics import (
     CheckpointFreshnessDiagnostics,
     ValidationDefinitionFreshnessDiagnostics,
@@ -75,6 +76,27 @@ def just_installed(*items: InstalledCheckpoint | InstalledValidationDefinition) 
         _INSTALLED.reset(token)
 
 
+_HELD: ContextVar[frozenset[str]] = ContextVar("dqx_gx_actions_held", default=frozenset())
+
+
+@contextlib.contextmanager
+def actions_held(checkpoint: InstalledCheckpoint) -> Iterator[None]:
+    """Inside the block ``checkpoint``'s run stops before its actions; :func:`run_actions` runs them once
+    dqx-gx has completed the validation result (samples, verdict): the data docs are then built once,
+    with both, and an alert links to that page."""
+    token = _HELD.set(_HELD.get() | {checkpoint.id or ""})
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
+def run_actions(checkpoint: gx.Checkpoint, result: CheckpointResult) -> None:
+    """Run ``checkpoint``'s actions on ``result`` as its own run does: data docs first, each action's
+    result handed to the next."""
+    checkpoint._run_actions(checkpoint_result=result)
+
+
 class InstalledValidationDefinition(gx.ValidationDefinition):
     """A validation definition dqx-gx writes and runs at once.
 
@@ -101,6 +123,10 @@ class InstalledCheckpoint(gx.Checkpoint):
         diagnostics = CheckpointFreshnessDiagnostics(errors=[])
         diagnostics.update_with_children(*(v.is_fresh() for v in self.validation_definitions))
         return diagnostics
+
+    def _run_actions(self, checkpoint_result: CheckpointResult) -> None:
+        if not (self.id and self.id in _HELD.get()):
+            super()._run_actions(checkpoint_result)
 
 
 def resolve_metric_bundles(

@@ -40,12 +40,14 @@ from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
     AtomicFilesystemStoreBackend,
     InstalledCheckpoint,
+    actions_held,
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
     just_installed,
     registered_expectation_types,
     resolve_metric_bundles,
+    run_actions,
 )
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
@@ -311,3 +313,26 @@ def test_a_checkpoint_kept_from_an_earlier_run_is_checked_by_gx_again(orders: An
     install(context, fewer, build_suite(fewer), data_docs=False)
     assert not kept.is_fresh().success
     assert not kept.validation_definitions[0].is_fresh().success
+
+
+def test_held_actions_wait_for_run_actions_and_run_as_gx_runs_them(spark: Any, orders: Any, tmp_path: Path) -> None:
+    """GX's ``Checkpoint.run`` ends in ``_run_actions(checkpoint_result=...)``. Inside ``actions_held`` the
+    installed checkpoint's run stops before its actions (no data docs page yet) and ``run_actions`` runs
+    them; outside the block it runs them itself, as GX's class does."""
+    assert "self._run_actions(checkpoint_result=checkpoint_result)" in inspect.getsource(gx.Checkpoint.run)
+    context = _file_context(tmp_path)
+    checkpoint = install(context, orders, build_suite(orders), data_docs=True).checkpoint
+    frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
+    pages = tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site" / "validations"
+
+    def built() -> int:
+        return len(list(pages.rglob("*.html")))
+
+    with just_installed(checkpoint), actions_held(checkpoint), measured_at(MOMENT):
+        result = checkpoint.run(batch_parameters={"dataframe": frame})
+    assert built() == 0
+    run_actions(checkpoint, result)
+    assert built() == 1
+    with just_installed(checkpoint), measured_at(MOMENT):
+        checkpoint.run(batch_parameters={"dataframe": frame})
+    assert built() == 2

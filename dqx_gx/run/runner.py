@@ -14,7 +14,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
-from dqx_gx.gx_private import atomic_writes, just_installed
+from dqx_gx.gx_private import actions_held, atomic_writes, just_installed, run_actions
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -119,13 +119,13 @@ def run_contract(
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
     # before the docs swap: GX saves the project's configuration when install adds the datasource
     artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
-    # a file project never holds half a suite, result or docs page; its docs say what dqx-gx says
+    # a file project never holds half a suite or result; the actions (data docs, alerts) wait for _record
     with (
         atomic_writes(context),
-        dqx_data_docs(context),
         references_given(references),
         measured_at(moment),
         just_installed(artifacts.checkpoint),
+        actions_held(artifacts.checkpoint),
     ):
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
     evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
@@ -134,8 +134,9 @@ def run_contract(
     found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
     results = tuple(replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results)
     skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
-    with atomic_writes(context), dqx_data_docs(context):
-        _record(context, checkpoint_result, contract, skipped, found, data_docs=data_docs)
+    with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
+        _record(context, checkpoint_result, contract, skipped, found)
+        run_actions(artifacts.checkpoint, checkpoint_result)
     run = ContractRun(
         contract=contract,
         rule_results=results,
@@ -154,12 +155,10 @@ def _record(
     contract: Contract,
     skipped: list[dict[str, str]],
     found: dict[str, Detail],
-    *,
-    data_docs: bool,
 ) -> None:
     """Put what dqx-gx adds into GX's validation results — the samples (``result.details.tables``), the
-    verdict and the skipped rules (``meta.dqx``) — store them again, and rebuild the data docs pages
-    of this run, so GX shows what dqx-gx reports."""
+    verdict and the skipped rules (``meta.dqx``) — and store them again, before the checkpoint's actions
+    run, so its data docs and alerts show what dqx-gx reports."""
     for key, suite_result in checkpoint_result.run_results.items():
         for evr in suite_result.results:
             rule = rule_id(evr.expectation_config.meta) or "" if evr.expectation_config else ""
@@ -169,8 +168,6 @@ def _record(
             suite_result.results, skipped, contract
         )
         context.validation_results_store.set(key, suite_result)
-    if data_docs:
-        context.build_data_docs(resource_identifiers=list(checkpoint_result.run_results))
 
 
 def _require_declared_schema(contract: Contract, columns: Columns) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 import great_expectations as gx
 import pytest
+from great_expectations.data_context.types.resource_identifiers import ValidationResultIdentifier
 from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, run_contract
@@ -66,6 +68,39 @@ def test_the_page_shows_the_gate_outcome_asset_run_and_skipped_rules(
     ).read_text()
     assert icon in page_html
     assert ("text-danger" in index) == (severity == "error")  # P1 failures are no red mark in the index either
+
+
+def test_a_run_builds_its_docs_once_after_storing_its_verdict(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checkpoint's UpdateDataDocsAction runs after dqx-gx has added the verdict and the samples to the
+    stored result, not before (which built every page twice, the first time without them)."""
+    context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    build, built = type(context).build_data_docs, []
+
+    def observed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        keys = [k for k in kwargs.get("resource_identifiers") or [] if isinstance(k, ValidationResultIdentifier)]
+        stored = [self.validation_results_store.get(key) for key in keys]
+        built.append([(r.meta["dqx"]["outcome"], _samples(r)) for r in stored])
+        return build(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(context), "build_data_docs", observed)
+    with pytest.warns(match="type 'sql'"):
+        run = run_contract(
+            contract("error"),
+            spark.createDataFrame(ROWS, "id int, name string"),
+            now=NOW,
+            context=context,
+            data_docs=True,
+        )
+    assert run.outcome == "rejected"
+    assert built == [[("rejected", [["2", None]])]]  # the row with the NULL name
+
+
+def _samples(result: Any) -> list[list[str | None]]:
+    """The failed-row samples a stored validation result holds (one failing rule here)."""
+    (tables,) = [r.result["details"]["tables"] for r in result.results if "tables" in r.result.get("details", {})]
+    return [list(row) for row in tables[0]["rows"]]
 
 
 def test_the_docs_swap_is_scoped_to_dqx_gx_builds(spark: SparkSession, tmp_path: Path) -> None:
