@@ -76,7 +76,8 @@ def just_installed(*items: InstalledCheckpoint | InstalledValidationDefinition) 
         _INSTALLED.reset(token)
 
 
-_HELD: ContextVar[frozenset[str]] = ContextVar("dqx_gx_actions_held", default=frozenset())
+_HELD: ContextVar[frozenset[int]] = ContextVar("dqx_gx_actions_held", default=frozenset())
+"""The checkpoints (by object identity: GX may give an id during the run) whose actions wait."""
 
 
 @contextlib.contextmanager
@@ -84,7 +85,7 @@ def actions_held(checkpoint: InstalledCheckpoint) -> Iterator[None]:
     """Inside the block ``checkpoint``'s run stops before its actions; :func:`run_actions` runs them once
     dqx-gx has completed the validation result (samples, verdict): the data docs are then built once,
     with both, and an alert links to that page."""
-    token = _HELD.set(_HELD.get() | {checkpoint.id or ""})
+    token = _HELD.set(_HELD.get() | {id(checkpoint)})
     try:
         yield
     finally:
@@ -125,7 +126,7 @@ class InstalledCheckpoint(gx.Checkpoint):
         return diagnostics
 
     def _run_actions(self, checkpoint_result: CheckpointResult) -> None:
-        if not (self.id and self.id in _HELD.get()):
+        if id(self) not in _HELD.get():
             super()._run_actions(checkpoint_result)
 
 

@@ -128,15 +128,22 @@ def run_contract(
         actions_held(artifacts.checkpoint),
     ):
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
-    evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
-    results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
-    failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
-    found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
-    results = tuple(replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results)
-    skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
-    with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
-        _record(context, checkpoint_result, contract, skipped, found)
-        run_actions(artifacts.checkpoint, checkpoint_result)
+    completed = False
+    try:
+        evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
+        results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
+        failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
+        found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
+        results = tuple(
+            replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results
+        )
+        skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
+        completed = True
+    finally:  # the docs and alerts of a run whose samples failed still come, from GX's result as it stands
+        with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
+            if completed:
+                _record(context, checkpoint_result, contract, skipped, found)
+            run_actions(artifacts.checkpoint, checkpoint_result)
     run = ContractRun(
         contract=contract,
         rule_results=results,

@@ -41,6 +41,18 @@ def page_text(project: Path) -> tuple[str, str]:
     return text, (site / "index.html").read_text()
 
 
+def run_with_docs(spark: SparkSession, context: Any, severity: str) -> Any:
+    """One run of :func:`contract` on ``ROWS`` into ``context``'s data docs (its SQL rule is skipped)."""
+    with pytest.warns(match="type 'sql' rules run only when allowed"):
+        return run_contract(
+            contract(severity),
+            spark.createDataFrame(ROWS, "id int, name string"),
+            now=NOW,
+            context=context,
+            data_docs=True,
+        )
+
+
 @pytest.mark.parametrize(
     ("severity", "status", "icon"),
     [("warning", "Passed with warnings", "text-warning"), ("error", "Rejected", "text-danger")],
@@ -49,14 +61,7 @@ def test_the_page_shows_the_gate_outcome_asset_run_and_skipped_rules(
     spark: SparkSession, tmp_path: Path, severity: str, status: str, icon: str
 ) -> None:
     context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
-    with pytest.warns(match="type 'sql' rules run only when allowed"):
-        run = run_contract(
-            contract(severity),
-            spark.createDataFrame(ROWS, "id int, name string"),
-            now=NOW,
-            context=context,
-            data_docs=True,
-        )
+    run = run_with_docs(spark, context, severity)
     assert run.outcome == ("passed_with_warnings" if severity == "warning" else "rejected")
     text, index = page_text(tmp_path)
     assert f"Data asset: t Status: {status}" in text
@@ -81,39 +86,44 @@ def test_a_run_builds_its_docs_once_after_storing_its_verdict(
     def observed(self: Any, *args: Any, **kwargs: Any) -> Any:
         keys = [k for k in kwargs.get("resource_identifiers") or [] if isinstance(k, ValidationResultIdentifier)]
         stored = [self.validation_results_store.get(key) for key in keys]
-        built.append([(r.meta["dqx"]["outcome"], _samples(r)) for r in stored])
+        built.append([(r.meta.get("dqx", {}).get("outcome"), _samples(r)) for r in stored])
         return build(self, *args, **kwargs)
 
     monkeypatch.setattr(type(context), "build_data_docs", observed)
-    with pytest.warns(match="type 'sql'"):
-        run = run_contract(
-            contract("error"),
-            spark.createDataFrame(ROWS, "id int, name string"),
-            now=NOW,
-            context=context,
-            data_docs=True,
-        )
+    run = run_with_docs(spark, context, "error")
     assert run.outcome == "rejected"
     assert built == [[("rejected", [["2", None]])]]  # the row with the NULL name
 
 
 def _samples(result: Any) -> list[list[str | None]]:
-    """The failed-row samples a stored validation result holds (one failing rule here)."""
-    (tables,) = [r.result["details"]["tables"] for r in result.results if "tables" in r.result.get("details", {})]
-    return [list(row) for row in tables[0]["rows"]]
+    """The failed-row samples a stored validation result holds (one failing rule here), or none."""
+    tables = [t for r in result.results for t in r.result.get("details", {}).get("tables", [])]
+    return [list(row) for table in tables for row in table["rows"]]
+
+
+def test_a_run_whose_samples_fail_still_builds_its_docs_and_raises(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The actions wait for the samples; when taking them fails, the docs (and alerts) still come, from
+    GX's result as it stands, and the run raises the failure."""
+
+    def fails(*args: Any) -> Any:
+        raise RuntimeError("the samples query failed")
+
+    monkeypatch.setattr("dqx_gx.run.runner.failed_row_samples", fails)
+    context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    with pytest.raises(RuntimeError, match="the samples query failed"):
+        run_with_docs(spark, context, "error")
+    site = tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site"
+    assert len(list((site / "validations").rglob("*.html"))) == 1
+    text, _ = page_text(tmp_path)
+    assert "Status: Failed" in text  # GX's own verdict: dqx-gx's was never stored
 
 
 def test_the_docs_swap_is_scoped_to_dqx_gx_builds(spark: SparkSession, tmp_path: Path) -> None:
     context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
     before = context.config.data_docs_sites
-    with pytest.warns(match="type 'sql'"):
-        run_contract(
-            contract("warning"),
-            spark.createDataFrame(ROWS, "id int, name string"),
-            now=NOW,
-            context=context,
-            data_docs=True,
-        )
+    run_with_docs(spark, context, "warning")
     assert context.config.data_docs_sites == before
     assert "site_section_builders" not in context.config.data_docs_sites["local_site"]
     # nor in the project on disk, which GX saves when a datasource is added: GX's own classes only
