@@ -269,9 +269,7 @@ def test_installed_artefacts_are_what_gx_calls_fresh_and_a_run_reads_no_suite_ba
     install() wrote, added or overwritten, with docs and alert actions, is "fresh", so inside
     ``just_installed`` the installed classes answer it without reading the suite back; the results are
     those of the checkpoint as GX loads it, which is GX's plain class."""
-    context = (
-        ephemeral_context() if project == "ephemeral" else gx.get_context(mode="file", project_root_dir=str(tmp_path))
-    )
+    context = ephemeral_context() if project == "ephemeral" else _file_context(tmp_path)
     build = build_suite(orders)
     alert = [parse_target("webhook:http://127.0.0.1:9/never")]  # sent only for a rejected batch
     for _ in ("added", "overwritten"):

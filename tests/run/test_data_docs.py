@@ -33,9 +33,14 @@ def contract(severity: str) -> Contract:
     )
 
 
+def site_of(project: Path) -> Path:
+    """The folder of a file project's local data docs site."""
+    return project / "gx" / "uncommitted" / "data_docs" / "local_site"
+
+
 def page_text(project: Path) -> tuple[str, str]:
     """The validation page as text, and the index page's HTML."""
-    site = project / "gx" / "uncommitted" / "data_docs" / "local_site"
+    site = site_of(project)
     (page,) = list((site / "validations").rglob("*.html"))
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page.read_text())))
     return text, (site / "index.html").read_text()
@@ -68,9 +73,7 @@ def test_the_page_shows_the_gate_outcome_asset_run_and_skipped_rules(
     assert "Skipped rules 1" in text  # in the statistics, beside the expectations that ran
     assert "Skipped rules (not run) Rule Why it did not run custom sql type 'sql' rules run only when allowed" in text
     assert "c @ 2026-11-22T12:00:00Z" in text  # the run's name: contract and time
-    page_html = next(
-        (tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site" / "validations").rglob("*.html")
-    ).read_text()
+    page_html = next((site_of(tmp_path) / "validations").rglob("*.html")).read_text()
     assert icon in page_html
     assert ("text-danger" in index) == (severity == "error")  # P1 failures are no red mark in the index either
 
@@ -114,8 +117,7 @@ def test_a_run_whose_samples_fail_still_builds_its_docs_and_raises(
     context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
     with pytest.raises(RuntimeError, match="the samples query failed"):
         run_with_docs(spark, context, "error")
-    site = tmp_path / "gx" / "uncommitted" / "data_docs" / "local_site"
-    assert len(list((site / "validations").rglob("*.html"))) == 1
+    assert len(list((site_of(tmp_path) / "validations").rglob("*.html"))) == 1
     text, _ = page_text(tmp_path)
     assert "Status: Failed" in text  # GX's own verdict: dqx-gx's was never stored
 
