@@ -23,12 +23,15 @@ import great_expectations.expectations as gxe
 import pytest
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
+from great_expectations.exceptions import MetricResolutionError
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.expectation_configuration import parse_result_format
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
 from great_expectations.expectations.registry import get_renderer_impl
 from great_expectations.render import LegacyRendererType
+from great_expectations.validator.metric_configuration import MetricConfiguration
 
 from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
@@ -38,10 +41,12 @@ from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
+    SAMPLE_QUERIES,
     AtomicFilesystemStoreBackend,
     InstalledCheckpoint,
     actions_held,
     add_spark_datasource,
+    answer_empty_samples,
     atomic_writes,
     expectations_equal,
     just_installed,
@@ -51,8 +56,9 @@ from dqx_gx.gx_private import (
 )
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
-from dqx_gx.run.artifacts import ephemeral_context, install
+from dqx_gx.run.artifacts import RESULT_FORMAT, ephemeral_context, install
 from tests.conftest import ROOT
+from tests.documents import one_table
 
 MOMENT = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
 """When the orders example's good batch passes its freshness rule."""
@@ -225,6 +231,84 @@ def test_a_bundle_hands_over_each_partial_with_its_function_and_domain() -> None
     fields = {f.name for f in dataclasses.fields(MetricComputationConfiguration)}
     assert {"metric_configuration", "metric_fn", "compute_domain_kwargs"} <= fields
     assert "domain_kwargs" in inspect.signature(SparkDFExecutionEngine.get_domain_records).parameters
+
+
+def _direct(metric_fn: Any, result_format: dict[str, Any]) -> MetricComputationConfiguration:
+    """A directly computed metric whose function fails if GX calls it (it is given no arguments)."""
+    metric = MetricConfiguration(
+        "column_values.nonnull.unexpected_values", {"column": "c"}, {"result_format": result_format}
+    )
+    return MetricComputationConfiguration(metric_configuration=metric, metric_fn=metric_fn, metric_provider_kwargs={})
+
+
+def test_a_sample_of_no_rows_is_answered_without_gx_query_and_only_then(spark: Any) -> None:
+    """GX runs each directly computed metric as ``metric_fn(**metric_provider_kwargs)`` in
+    ``_process_direct_and_bundled_metric_computation_configurations`` of the engine instance; answered
+    there, GX's sample query never runs. Any other result format still reaches GX's function."""
+    engine, other = SparkDFExecutionEngine(persist=False), SparkDFExecutionEngine(persist=False)
+    answer_empty_samples(engine)
+    answer_empty_samples(engine)  # once per engine
+    process = engine._process_direct_and_bundled_metric_computation_configurations
+    for query in SAMPLE_QUERIES:
+        none = _direct(query, parse_result_format(RESULT_FORMAT))
+        assert process(metric_fn_direct_configurations=[none], metric_fn_bundle_configurations=[]) == {
+            none.metric_configuration.id: []
+        }
+        for asks_rows in (
+            {"result_format": "SUMMARY", "partial_unexpected_count": 3},
+            {"result_format": "COMPLETE", "partial_unexpected_count": 0},
+        ):
+            with pytest.raises(MetricResolutionError):
+                process(metric_fn_direct_configurations=[_direct(query, asks_rows)], metric_fn_bundle_configurations=[])
+    assert "_process_direct_and_bundled_metric_computation_configurations" not in vars(other)
+
+
+def test_gx_asks_a_map_rule_for_samples_even_when_none_are_wanted_and_its_query_returns_none(spark: Any) -> None:
+    """Why :func:`answer_empty_samples` exists, and that ``[]`` is GX's own answer: GX's query for the sample
+    is ``limit(0)`` with ``partial_unexpected_count: 0`` (no Spark job, but a plan and ~80 py4j calls)."""
+    frame = spark.createDataFrame([("x",), (None,)], "c string")
+    expectation = gxe.ExpectColumnValuesToNotBeNull(column="c")
+    wanted = expectation.get_validation_dependencies(runtime_configuration={"result_format": RESULT_FORMAT})
+    assert "column_values.nonnull.unexpected_values" in wanted.get_metric_names()
+    context = gx.get_context(mode="ephemeral")
+    batch = (
+        context.data_sources.add_spark("gx_own")
+        .add_dataframe_asset("a")
+        .add_batch_definition_whole_dataframe("b")
+        .get_batch(batch_parameters={"dataframe": frame})
+    )
+    result = batch.validate(expectation, result_format=RESULT_FORMAT)
+    assert (result.result["unexpected_count"], result.result["partial_unexpected_list"]) == (1, [])
+
+
+def test_a_run_with_a_gx_map_rule_plans_no_sample_query(spark: Any) -> None:
+    """End to end: the run's GX rule reports its unexpected count and an empty sample, and Spark saw no
+    query for the sample (GX's ``limit(0)`` query plans as a scan of an empty local table)."""
+    rule = {"name": "c set", "type": "custom", "engine": "greatExpectations"}
+    implementation = {"type": "expect_column_values_to_not_be_null"}
+    contract = one_table(
+        [{"name": "c", "logicalType": "string", "quality": [{**rule, "implementation": implementation}]}]
+    )
+    frame = spark.createDataFrame([("x",), (None,), (None,)], "c string")
+    spark.sparkContext.setJobDescription("a run with a GX map rule")
+    try:
+        run = run_contract(contract, frame)
+    finally:
+        spark.sparkContext.setJobDescription(None)  # type: ignore[arg-type]  # PySpark clears it with None
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
+    store = spark._jsparkSession.sharedState().statusStore()
+    recent = store.executionsList(max(0, store.executionsCount() - 50), 50)
+    executions = [recent.apply(i) for i in range(recent.size())]
+    plans = [e.physicalPlanDescription() for e in executions if e.description() == "a run with a GX map rule"]
+    (gx_rule,) = [r for r in run.rule_results if r.rule.name == "c set"]
+    (evr,) = [
+        e
+        for e in run.checkpoint_result.describe_dict()["validation_results"][0]["expectations"]
+        if e["expectation_type"] == "expect_column_values_to_not_be_null"
+    ]
+    assert (gx_rule.assertion.status, gx_rule.assertion.metric.unwrap()) == ("FAILED", 2.0)
+    assert evr["result"]["partial_unexpected_list"] == []
+    assert plans and not [p for p in plans if "LocalTableScan" in p]
 
 
 def test_gx_pages_load_the_libraries_whose_local_copies_dqx_gx_puts_in_the_site() -> None:
