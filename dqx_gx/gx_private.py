@@ -85,16 +85,20 @@ def just_installed(*items: InstalledCheckpoint | InstalledValidationDefinition) 
         _INSTALLED.reset(token)
 
 
-_HELD: ContextVar[frozenset[int]] = ContextVar("dqx_gx_actions_held", default=frozenset())
-"""The checkpoints (by object identity: GX may give an id during the run) whose actions wait."""
+_HELD: ContextVar[frozenset[int]] = ContextVar("dqx_gx_held_for_record", default=frozenset())
+"""The checkpoints and validation definitions (by object identity: GX may give an id during the run) whose
+storing and actions wait for the runner."""
 
 
 @contextlib.contextmanager
-def actions_held(checkpoint: InstalledCheckpoint) -> Iterator[None]:
-    """Inside the block ``checkpoint``'s run stops before its actions; :func:`run_actions` runs them once
-    dqx-gx has completed the validation result (samples, verdict): the data docs are then built once,
-    with both, and an alert links to that page."""
-    token = _HELD.set(_HELD.get() | {id(checkpoint)})
+def held_for_record(checkpoint: InstalledCheckpoint) -> Iterator[None]:
+    """Inside the block ``checkpoint``'s run neither stores its validation results nor runs its actions:
+    dqx-gx completes the results first (samples, verdict), stores each once, and :func:`run_actions` runs the
+    actions. So a result is serialised once a run, not twice, and the data docs are built once, with both,
+    and an alert links to that page. A GX Cloud store is left to store as GX does (its answer names the
+    result)."""
+    held = {id(checkpoint), *(id(v) for v in checkpoint.validation_definitions)}
+    token = _HELD.set(_HELD.get() | held)
     try:
         yield
     finally:
@@ -105,6 +109,15 @@ def run_actions(checkpoint: gx.Checkpoint, result: CheckpointResult) -> None:
     """Run ``checkpoint``'s actions on ``result`` as its own run does: data docs first, each action's
     result handed to the next."""
     checkpoint._run_actions(checkpoint_result=result)
+
+
+class _StoredByTheRunner:
+    """What a held validation definition stores its result in: nothing; the runner stores it, completed."""
+
+    cloud_mode = False  # held only when the context's store is not GX Cloud's
+
+    def store_validation_results(self, **_: Any) -> None:
+        return None
 
 
 class InstalledValidationDefinition(gx.ValidationDefinition):
@@ -122,6 +135,11 @@ class InstalledValidationDefinition(gx.ValidationDefinition):
         if self.id and self.id in _INSTALLED.get():
             return ValidationDefinitionFreshnessDiagnostics(errors=[])
         return super().is_fresh()
+
+    @property
+    def _validation_results_store(self) -> Any:
+        store = super()._validation_results_store
+        return _StoredByTheRunner() if id(self) in _HELD.get() and not store.cloud_mode else store
 
 
 class InstalledCheckpoint(gx.Checkpoint):

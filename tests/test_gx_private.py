@@ -44,11 +44,11 @@ from dqx_gx.gx_private import (
     SAMPLE_QUERIES,
     AtomicFilesystemStoreBackend,
     InstalledCheckpoint,
-    actions_held,
     add_spark_datasource,
     answer_empty_samples,
     atomic_writes,
     expectations_equal,
+    held_for_record,
     just_installed,
     registered_expectation_types,
     resolve_metric_bundles,
@@ -397,10 +397,14 @@ def test_a_checkpoint_kept_from_an_earlier_run_is_checked_by_gx_again(orders: An
     assert not kept.validation_definitions[0].is_fresh().success
 
 
-def test_held_actions_wait_for_run_actions_and_run_as_gx_runs_them(spark: Any, orders: Any, tmp_path: Path) -> None:
-    """GX's ``Checkpoint.run`` ends in ``_run_actions(checkpoint_result=...)``. Inside ``actions_held`` the
-    installed checkpoint's run stops before its actions (no data docs page yet) and ``run_actions`` runs
-    them; outside the block it runs them itself, as GX's class does."""
+def test_a_held_run_stores_nothing_and_waits_for_run_actions_and_outside_runs_as_gx_does(
+    spark: Any, orders: Any, tmp_path: Path
+) -> None:
+    """GX's ``ValidationDefinition.run`` stores its result through ``self._validation_results_store`` and
+    ``Checkpoint.run`` ends in ``_run_actions(checkpoint_result=...)``. Inside ``held_for_record`` the
+    installed checkpoint's run stores no result and stops before its actions (no data docs page yet), and
+    ``run_actions`` runs them; outside the block it stores and runs them itself, as GX's classes do."""
+    assert "self._validation_results_store.store_validation_results(" in inspect.getsource(gx.ValidationDefinition.run)
     assert "self._run_actions(checkpoint_result=checkpoint_result)" in inspect.getsource(gx.Checkpoint.run)
     context = _file_context(tmp_path)
     checkpoint = install(context, orders, build_suite(orders), data_docs=True).checkpoint
@@ -410,11 +414,13 @@ def test_held_actions_wait_for_run_actions_and_run_as_gx_runs_them(spark: Any, o
     def built() -> int:
         return len(list(pages.rglob("*.html")))
 
-    with just_installed(checkpoint), actions_held(checkpoint), measured_at(MOMENT):
+    with just_installed(checkpoint), held_for_record(checkpoint), measured_at(MOMENT):
         result = checkpoint.run(batch_parameters={"dataframe": frame})
-    assert built() == 0
+    assert (built(), context.validation_results_store.list_keys()) == (0, [])
+    ((key, suite_result),) = result.run_results.items()
+    context.validation_results_store.set(key, suite_result)
     run_actions(checkpoint, result)
     assert built() == 1
     with just_installed(checkpoint), measured_at(MOMENT):
         checkpoint.run(batch_parameters={"dataframe": frame})
-    assert built() == 2
+    assert (built(), len(context.validation_results_store.list_keys())) == (2, 2)

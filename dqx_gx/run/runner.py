@@ -14,7 +14,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
-from dqx_gx.gx_private import actions_held, atomic_writes, just_installed, run_actions
+from dqx_gx.gx_private import atomic_writes, held_for_record, just_installed, run_actions
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -119,13 +119,14 @@ def run_contract(
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
     # before the docs swap: GX saves the project's configuration when install adds the datasource
     artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
-    # a file project never holds half a suite or result; the actions (data docs, alerts) wait for _record
+    # a file project never holds half a suite or result; storing the result and the actions (data docs,
+    # alerts) wait until dqx-gx has completed the result
     with (
         atomic_writes(context),
         references_given(references),
         measured_at(moment),
         just_installed(artifacts.checkpoint),
-        actions_held(artifacts.checkpoint),
+        held_for_record(artifacts.checkpoint),
     ):
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
     completed = False
@@ -139,10 +140,12 @@ def run_contract(
         )
         skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
         completed = True
-    finally:  # the docs and alerts of a run whose samples failed still come, from GX's result as it stands
+    finally:  # a run whose samples failed still stores GX's result as it stands, with its docs and alerts
         with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
             if completed:
-                _record(context, checkpoint_result, contract, skipped, found)
+                _complete(checkpoint_result, contract, skipped, found)
+            for result_key, suite_result in checkpoint_result.run_results.items():
+                context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)
     run = ContractRun(
         contract=contract,
@@ -156,17 +159,16 @@ def run_contract(
     return run
 
 
-def _record(
-    context: AbstractDataContext,
+def _complete(
     checkpoint_result: CheckpointResult,
     contract: Contract,
     skipped: list[dict[str, str]],
     found: dict[str, Detail],
 ) -> None:
-    """Put what dqx-gx adds into GX's validation results — the samples (``result.details.tables``), the
-    verdict and the skipped rules (``meta.dqx``) — and store them again, before the checkpoint's actions
-    run, so its data docs and alerts show what dqx-gx reports."""
-    for key, suite_result in checkpoint_result.run_results.items():
+    """Put what dqx-gx adds into GX's validation results before they are stored and the checkpoint's
+    actions run, so its data docs and alerts show what dqx-gx reports: the samples
+    (``result.details.tables``), the verdict and the skipped rules (``meta.dqx``)."""
+    for suite_result in checkpoint_result.run_results.values():
         for evr in suite_result.results:
             rule = rule_id(evr.expectation_config.meta) or "" if evr.expectation_config else ""
             if rule in found:
@@ -174,7 +176,6 @@ def _record(
         suite_result.meta["dqx"] = verdict_meta(  # type: ignore[typeddict-unknown-key]  # GX keeps extra meta
             suite_result.results, skipped, contract
         )
-        context.validation_results_store.set(key, suite_result)
 
 
 def _require_declared_schema(contract: Contract, columns: Columns) -> None:

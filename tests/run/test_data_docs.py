@@ -98,6 +98,25 @@ def test_a_run_builds_its_docs_once_after_storing_its_verdict(
     assert built == [[("rejected", [["2", None]])]]  # the row with the NULL name
 
 
+def test_a_run_stores_its_result_once_already_complete(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GX's validation definition would store the result as GX made it, and dqx-gx again with the verdict
+    and the samples: serialised twice a run. It is stored once, complete."""
+    context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    store = context.validation_results_store
+    put, stored = type(store).set, []
+
+    def observed(self: Any, key: Any, value: Any, **kwargs: Any) -> Any:
+        stored.append((value.meta.get("dqx", {}).get("outcome"), _samples(value)))
+        return put(self, key, value, **kwargs)
+
+    monkeypatch.setattr(type(store), "set", observed)
+    run_with_docs(spark, context, "error")
+    assert stored == [("rejected", [["2", None]])]
+    assert len(store.list_keys()) == 1
+
+
 def _samples(result: Any) -> list[list[str | None]]:
     """The failed-row samples a stored validation result holds (one failing rule here), or none."""
     tables = [t for r in result.results for t in r.result.get("details", {}).get("tables", [])]
