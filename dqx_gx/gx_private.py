@@ -96,7 +96,7 @@ def held_for_record(checkpoint: InstalledCheckpoint) -> Iterator[None]:
     dqx-gx completes the results first (samples, verdict), stores each once, and :func:`run_actions` runs the
     actions. So a result is serialised once a run, not twice, and the data docs are built once, with both,
     and an alert links to that page. A GX Cloud store is left to store as GX does (its answer names the
-    result)."""
+    result), and the runner stores the completed result again, as before."""
     held = {id(checkpoint), *(id(v) for v in checkpoint.validation_definitions)}
     token = _HELD.set(_HELD.get() | held)
     try:
@@ -208,7 +208,8 @@ def answer_empty_samples(engine: ExecutionEngine[Any]) -> None:
 
     GX asks for the sample whatever the count and builds a ``limit(0)`` query that returns ``[]``: about 80
     py4j calls per rule with PySpark's call-site capture, 35–45 ms for a run with one to three such rules.
-    Every other metric, and any other result format, goes to GX as before; only this engine instance changes.
+    Every other metric, and any other result format, goes to GX as before. Only this engine instance changes,
+    for as long as GX keeps it (a datasource keeps its engine: plain GX runs on it later get the same answers).
     """
     if "_process_direct_and_bundled_metric_computation_configurations" in vars(engine):
         return

@@ -405,6 +405,8 @@ def test_a_held_run_stores_nothing_and_waits_for_run_actions_and_outside_runs_as
     installed checkpoint's run stores no result and stops before its actions (no data docs page yet), and
     ``run_actions`` runs them; outside the block it stores and runs them itself, as GX's classes do."""
     assert "self._validation_results_store.store_validation_results(" in inspect.getsource(gx.ValidationDefinition.run)
+    asked = inspect.getsource(gx.ValidationDefinition._get_expectation_suite_and_validation_result_ids)
+    assert "self._validation_results_store.cloud_mode" in asked  # the stand-in answers it: False
     assert "self._run_actions(checkpoint_result=checkpoint_result)" in inspect.getsource(gx.Checkpoint.run)
     context = _file_context(tmp_path)
     checkpoint = install(context, orders, build_suite(orders), data_docs=True).checkpoint

@@ -129,7 +129,6 @@ def run_contract(
         held_for_record(artifacts.checkpoint),
     ):
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
-    completed = False
     try:
         evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
         results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
@@ -139,11 +138,9 @@ def run_contract(
             replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results
         )
         skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
-        completed = True
+        _complete(checkpoint_result, contract, skipped, found)
     finally:  # a run whose samples failed still stores GX's result as it stands, with its docs and alerts
         with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
-            if completed:
-                _complete(checkpoint_result, contract, skipped, found)
             for result_key, suite_result in checkpoint_result.run_results.items():
                 context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)
