@@ -247,6 +247,20 @@ def configure_logging(verbose: int) -> None:
     logging.getLogger("py4j").setLevel(logging.WARNING if verbose > 1 else logging.ERROR)
 
 
+QUERY_CONTEXT_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
+"""PySpark's loggers of an analysis error's query context (``pyspark.errors.exceptions.base``)."""
+
+
+def quiet_query_contexts(verbose: int) -> None:
+    """PySpark logs each analysis error as a JSON line on stderr, through loggers of its own class and
+    handler. A rule whose expression Spark refused reports the error in its result, so these lines show
+    only with ``-v``. Made here, as PySpark makes them: a plain logger of that name would break its call."""
+    from pyspark.logger import PySparkLogger
+
+    for name in QUERY_CONTEXT_LOGGERS:
+        PySparkLogger.getLogger(name).setLevel(logging.ERROR if verbose else logging.CRITICAL)
+
+
 class Starting:
     """A session started on its own thread while the caller loads what the run needs.
 
@@ -259,6 +273,8 @@ class Starting:
     def __init__(self, where: Target, confs: Mapping[str, str], verbose: int) -> None:
         require_answer(where)  # on the caller's thread: a wrong URL fails at once
         import pyspark.sql
+
+        quiet_query_contexts(verbose)
 
         if where.is_connect:
             import pyspark.sql.connect.session  # the Connect client, which GX imports too

@@ -134,11 +134,18 @@ def _exception_message(info: Any) -> str | None:
     if not isinstance(info, Mapping):
         return None
     if info.get("raised_exception"):
-        return str(info.get("exception_message") or "unknown error")
+        return _first_line(info.get("exception_message"))
     for value in info.values():
         if isinstance(value, Mapping) and value.get("raised_exception"):
-            return str(value.get("exception_message") or "unknown error")
+            return _first_line(value.get("exception_message"))
     return None
+
+
+def _first_line(message: Any) -> str:
+    """The message's first line: Spark's analysis errors go on with the query's whole plan, which says
+    nothing a reader of the result needs (``-v`` logs GX's own record of the error)."""
+    lines = [line for line in str(message or "").splitlines() if line.strip()]
+    return lines[0].rstrip(";").strip() if lines else "unknown error"
 
 
 def _failure(reason: str, expression: str) -> Result[float, list[EvaluationFailure]]:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from pyspark.logger import PySparkLogger
+from pyspark.sql import SparkSession
 
 from dqx_gx.cli import main
+from dqx_gx.session import QUERY_CONTEXT_LOGGERS, quiet_query_contexts
 from tests.conftest import EXAMPLES
 
 NOW = "2026-11-22T12:00:00Z"
@@ -32,3 +37,55 @@ def test_lint_notes_a_rule_without_an_operator(capsys: pytest.CaptureFixture[str
     assert main(["lint", str(EXAMPLES / "sla" / "daily_orders.dqx.yaml")]) == 0
     notes = [line for line in capsys.readouterr().out.splitlines() if "no operator" in line]
     assert notes == ["  note     Status is valid: no operator: recorded, never fails (its rows are marked as warnings)"]
+
+
+GX_RULE_SPARK_REFUSES = """
+apiVersion: v3.1.0
+kind: DataContract
+id: t
+name: t
+version: "1"
+status: active
+schema:
+  - name: t
+    properties:
+      - name: c
+        logicalType: array
+        items: {logicalType: string}
+        quality:
+          - name: re
+            type: custom
+            engine: greatExpectations
+            implementation: {type: expect_column_values_to_match_regex, kwargs: {regex: "^a"}}
+"""
+
+
+@pytest.mark.slow  # a fresh interpreter and JVM
+def test_a_rule_spark_refuses_is_one_line_of_its_result_and_nothing_on_stderr(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """PySpark logs each analysis error as a JSON line on stderr; the command shows it only with -v."""
+    (tmp_path / "c.yaml").write_text(GX_RULE_SPARK_REFUSES)
+    spark.createDataFrame([(["a"],), (None,)], "c array<string>").write.parquet(str(tmp_path / "d.parquet"))
+    command = [sys.executable, "-m", "dqx_gx.cli", "validate", "c.yaml", "--data", "d.parquet"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    reason = [line.strip() for line in done.stdout.splitlines() if "could not evaluate" in line]
+    assert reason == [
+        '↳ GX could not evaluate the rule: [DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "RLIKE(c, ^a)" '
+        'due to data type mismatch: The first parameter requires the "STRING" type, however "c" has the type '
+        '"ARRAY<STRING>". SQLSTATE: 42K09'
+    ]
+    assert done.stdout.splitlines()[-1] == "Contract: t on t: 1 passed, 1 failed, 0 skipped → passed_with_warnings"
+
+
+def test_the_query_context_loggers_are_pysparks_own_and_show_with_v() -> None:
+    """A plain logger of that name would break PySpark's call (it passes keywords only its class takes)."""
+    try:
+        for verbose, level in ((0, logging.CRITICAL), (1, logging.ERROR)):
+            quiet_query_contexts(verbose)
+            loggers = [logging.getLogger(name) for name in QUERY_CONTEXT_LOGGERS]
+            assert [(type(x), x.level) for x in loggers] == [(PySparkLogger, level)] * 2
+    finally:
+        for name in QUERY_CONTEXT_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)  # PySpark's own level
