@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import sys
 import warnings
 from types import ModuleType
@@ -132,3 +133,32 @@ def shown(value: Any, limit: int = 80) -> str:
     """A value as error messages quote it: strings in quotes, the rest as JSON, long ones cut short."""
     text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_JAVA_CLASS = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*: ")
+_PREAMBLES = ("An error occurred while calling", "An exception was thrown from the Python worker")
+"""py4j's and PySpark's opening lines, which say only that an error follows."""
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def first_line(error: BaseException | str) -> str:
+    """An error's reason in one line, for messages and results that are one line: an exception with no text
+    gives its type's name, an empty text "".
+
+    A Python traceback (a Python UDF's error, which PySpark passes on) gives the line naming its exception; a
+    Java trace (py4j carries it whole) its root cause, the last ``Caused by:``; else the first line that is
+    not py4j's or PySpark's preamble, which drops the query plan Spark's analysis errors go on with. A Java
+    class name in front goes, and so does the ``;`` Spark ends an analysis error's first line with.
+    """
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    stripped = [line.strip() for line in lines]
+    if _TRACEBACK in stripped:
+        after = lines[stripped.index(_TRACEBACK) + 1 :]
+        raised = [line.strip() for line in after if not line[0].isspace()]
+        if raised:
+            return raised[0]
+    causes = [line.removeprefix("Caused by: ") for line in stripped if line.startswith("Caused by: ")]
+    kept = causes[-1:] or [line.lstrip(": ") for line in stripped if not line.startswith(_PREAMBLES)]
+    if not kept:
+        return type(error).__name__ if isinstance(error, BaseException) else ""
+    return _JAVA_CLASS.sub("", kept[0], count=1).rstrip(";").strip()

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from dqx_gx import class_archive
+from dqx_gx.errors import first_line
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -192,12 +193,6 @@ def _copy_stderr(read_end: int, real: int) -> None:
 def hide_token(url: str) -> str:
     """``url`` with the value of a Spark Connect ``;token=`` parameter replaced by ``***``."""
     return _TOKEN.sub(r"\1***", url)
-
-
-def first_line(exc: BaseException) -> str:
-    """The first line of an error, without a JVM or gRPC trace (pyspark errors carry them after it)."""
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0].strip()
 
 
 def require_answer(where: Target) -> None:

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from pyspark.logger import PySparkLogger
 from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, ContractWarning, RuleResult
 from dqx_gx.rules.details import Detail
+from dqx_gx.session import QUERY_CONTEXT_LOGGERS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -40,6 +42,15 @@ def dedent(text: str) -> str:
 def shown(result: RuleResult, title: str) -> Detail | None:
     """The detail of ``result`` with this title (``failed rows``, ``missing partitions``), if it has one."""
     return next((detail for detail in result.details if detail.title == title), None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def pyspark_loggers_made_first() -> None:
+    """PySpark's query-context loggers write to the stderr of the moment they are made (by PySpark or by the
+    command's ``Starting``): made first, that is the session's capture, not the stream of a test capturing its
+    own output, which is closed once that test ends."""
+    for name in QUERY_CONTEXT_LOGGERS:
+        PySparkLogger.getLogger(name)
 
 
 @pytest.fixture(scope="session")

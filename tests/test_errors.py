@@ -13,7 +13,7 @@ import dqx.contract
 import pytest
 
 from dqx_gx import ContractValidationError, ContractWarning, SchemaValidationError, load_contracts
-from dqx_gx.errors import warn_contract
+from dqx_gx.errors import first_line, warn_contract
 from tests.conftest import ROOT
 
 REFUSED = """\
@@ -35,7 +35,7 @@ schema:
 _DQLIB_AFTERWARDS = """
 import sys, warnings
 from dqx_gx import load_contracts
-from dqx_gx.errors import warn_contract
+from dqx_gx.errors import first_line, warn_contract
 try:
     load_contracts(sys.argv[1])
 except Exception as exc:
@@ -84,3 +84,29 @@ def test_dqlib_imported_after_an_error_still_catches_it(tmp_path: Path) -> None:
         "caught: dqx_gx.errors True",
         "warning raised: doubtful",
     ]
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (  # py4j's opening line, then the Java exception with its class and trace
+            "An error occurred while calling o85.collectToPython.\n: org.apache.spark.SparkException: Job aborted"
+            " due to stage failure: Task 0 in stage 3.0 failed\n\tat org.apache.spark.scheduler.DAGScheduler.x(a:1)",
+            "Job aborted due to stage failure: Task 0 in stage 3.0 failed",
+        ),
+        (  # a Java trace: its root cause
+            "org.apache.spark.SparkException: Job aborted.\n\tat a.b(c:1)\nCaused by: java.io.IOException: outer\n"
+            "Caused by: java.io.FileNotFoundException: /data/x.parquet (No such file or directory)\n\tat d.e(f:2)",
+            "/data/x.parquet (No such file or directory)",
+        ),
+        (  # Spark's analysis error: the plan after its first line
+            "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column cannot be resolved. SQLSTATE: 42703;\n'Project ['x]\n"
+            "+- Relation [a#1] parquet",
+            "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column cannot be resolved. SQLSTATE: 42703",
+        ),
+        (ValueError(""), "ValueError"),
+        ("", ""),
+    ],
+)
+def test_an_error_in_one_line_is_its_reason(error: BaseException | str, line: str) -> None:
+    assert first_line(error) == line

@@ -37,7 +37,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from dqx_gx.errors import ContractValidationError
+from dqx_gx.errors import ContractValidationError, first_line
 
 BATCH = "{batch}"
 """The placeholder ``spark.sql(query, batch=df)`` fills in with the batch."""
@@ -116,7 +116,7 @@ def checked_query(query: str, *, rule: str, batch_names: Iterable[str], column: 
     try:
         statements = [s for s in sqlglot.parse(text, read="spark") if s is not None]
     except Exception as exc:  # sqlglot also fails with AssertionError, RecursionError… on malformed text
-        raise _refused(rule, f"it cannot be parsed as Spark SQL ({_first_line(exc)})") from None
+        raise _refused(rule, f"it cannot be parsed as Spark SQL ({first_line(exc)})") from None
     if len(statements) != 1:
         raise _refused(rule, f"it holds {len(statements)} statements; give exactly one SELECT")
     (tree,) = statements
@@ -195,7 +195,7 @@ def _bindings(tree: exp.Query, rule: str) -> list[int | None]:
     try:
         scopes = traverse_scope(probe)
     except Exception as exc:  # as for parsing: whatever sqlglot cannot place is refused
-        raise _refused(rule, f"its table references cannot be resolved ({_first_line(exc)})") from None
+        raise _refused(rule, f"its table references cannot be resolved ({first_line(exc)})") from None
     found: dict[int, int | None] = {}
     for scope in scopes:
         for table in scope.tables:
@@ -232,10 +232,6 @@ def _rewrite(tree: exp.Query, bindings: list[int | None], allowed: set[str], rul
         table.set("catalog", None)
     for number, cte in enumerate(tree.find_all(exp.CTE)):
         cte.args["alias"].set("this", exp.to_identifier(_CTE_NAME.format(number)))
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _refused(rule: str, why: str) -> ContractValidationError:

@@ -11,6 +11,7 @@ from dqx.common import AssertionResult, AssertionStatus, EvaluationFailure, Resu
 from returns.result import Failure, Result, Success
 
 from dqx_gx.contract.model import Contract
+from dqx_gx.errors import first_line
 from dqx_gx.expectations.suite import rule_id
 from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
@@ -130,22 +131,16 @@ def _number(value: Any) -> float | None:
 
 
 def _exception_message(info: Any) -> str | None:
-    """The first raised exception's message; GX nests them per metric or keeps one flat dict."""
+    """The first raised exception's message in one line (:func:`~dqx_gx.errors.first_line`: without the query
+    plan of Spark's analysis errors); GX nests them per metric or keeps one flat dict."""
     if not isinstance(info, Mapping):
         return None
     if info.get("raised_exception"):
-        return _first_line(info.get("exception_message"))
+        return first_line(str(info.get("exception_message") or "")) or "unknown error"
     for value in info.values():
         if isinstance(value, Mapping) and value.get("raised_exception"):
-            return _first_line(value.get("exception_message"))
+            return first_line(str(value.get("exception_message") or "")) or "unknown error"
     return None
-
-
-def _first_line(message: Any) -> str:
-    """The message's first line: Spark's analysis errors go on with the query's whole plan, which says
-    nothing a reader of the result needs (``-v`` logs GX's own record of the error)."""
-    lines = [line for line in str(message or "").splitlines() if line.strip()]
-    return lines[0].rstrip(";").strip() if lines else "unknown error"
 
 
 def _failure(reason: str, expression: str) -> Result[float, list[EvaluationFailure]]:

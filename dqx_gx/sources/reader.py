@@ -15,7 +15,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
 from dqx_gx.contract.model import Contract
-from dqx_gx.errors import warn_contract
+from dqx_gx.errors import first_line, warn_contract
 from dqx_gx.sources.choices import SourceError
 from dqx_gx.sources.locate import Located, declared_datasets, local_path, locate, reference_source, several_files
 from dqx_gx.sources.servers import Files, Table, choose_server, location_of
@@ -23,7 +23,6 @@ from dqx_gx.sources.untyped import cast_declared
 
 UNTYPED = ("csv", "json")
 _CONDITION = re.compile(r"\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\]")
-_JAVA_CLASS = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*: ")
 
 
 def read_data(
@@ -246,12 +245,9 @@ def _condition(exc: BaseException) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    """Spark's reason in one line: the root cause of a Java error (py4j carries the whole trace)."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    causes = [line.removeprefix("Caused by: ") for line in lines if line.startswith("Caused by: ")]
-    if causes:
-        return _JAVA_CLASS.sub("", causes[-1], count=1)
-    if isinstance(exc, PySparkException) and exc.getMessage():
-        lines = [line.strip() for line in exc.getMessage().splitlines() if line.strip()]
-    lines = [line for line in lines if not line.startswith("An error occurred while calling")]
-    return _JAVA_CLASS.sub("", lines[0].lstrip(": "), count=1) if lines else type(exc).__name__
+    """Spark's reason in one line (:func:`~dqx_gx.errors.first_line`); a PySpark error's own message when the
+    text holds no Java trace to find the root cause in."""
+    text = str(exc)
+    if "Caused by: " not in text and isinstance(exc, PySparkException) and exc.getMessage():
+        text = exc.getMessage()
+    return first_line(text) or type(exc).__name__

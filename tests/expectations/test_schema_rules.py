@@ -215,6 +215,19 @@ def test_a_gx_rule_spark_refuses_fails_with_the_first_line_of_sparks_error(spark
     )
 
 
+def test_a_gx_rule_whose_python_udf_raises_fails_with_the_python_error(spark: SparkSession) -> None:
+    """GX runs this expectation as a Python UDF; PySpark passes its error on after a line saying only that
+    an error follows, with the whole traceback: the reason is the line naming the exception."""
+    strftime = {"type": "expect_column_values_to_match_strftime_format", "kwargs": {"strftime_format": "%Y"}}
+    contract = one_table([{"name": "t", "quality": [gx_rule("fmt", strftime)]}])
+    fmt = results(spark, contract, [(dt.datetime(2026, 1, 1),)], "t timestamp")["fmt"]
+    assert (fmt.assertion.status, fmt.reason) == (
+        "FAILED",
+        "GX could not evaluate the rule: TypeError: Values passed to expect_column_values_to_match_strftime_format"
+        " must be of type string.",
+    )
+
+
 def test_unknown_or_malformed_gx_expectation_is_skipped_with_reason(spark: SparkSession) -> None:
     contract = one_table(
         [{"name": "c"}],

@@ -81,11 +81,12 @@ def test_a_rule_spark_refuses_is_one_line_of_its_result_and_nothing_on_stderr(
 
 def test_the_query_context_loggers_are_pysparks_own_and_show_with_v() -> None:
     """A plain logger of that name would break PySpark's call (it passes keywords only its class takes)."""
+    before = [PySparkLogger.getLogger(name).level for name in QUERY_CONTEXT_LOGGERS]
     try:
         for verbose, level in ((0, logging.CRITICAL), (1, logging.ERROR)):
             quiet_query_contexts(verbose)
             loggers = [logging.getLogger(name) for name in QUERY_CONTEXT_LOGGERS]
             assert [(type(x), x.level) for x in loggers] == [(PySparkLogger, level)] * 2
     finally:
-        for name in QUERY_CONTEXT_LOGGERS:
-            logging.getLogger(name).setLevel(logging.WARNING)  # PySpark's own level
+        for name, level in zip(QUERY_CONTEXT_LOGGERS, before, strict=True):
+            PySparkLogger.getLogger(name).setLevel(level)
