@@ -135,12 +135,11 @@ def _exception_message(info: Any) -> str | None:
     plan of Spark's analysis errors); GX nests them per metric or keeps one flat dict."""
     if not isinstance(info, Mapping):
         return None
-    if info.get("raised_exception"):
-        return first_line(str(info.get("exception_message") or "")) or "unknown error"
-    for value in info.values():
-        if isinstance(value, Mapping) and value.get("raised_exception"):
-            return first_line(str(value.get("exception_message") or "")) or "unknown error"
-    return None
+    nested = (value for value in info.values() if isinstance(value, Mapping) and value.get("raised_exception"))
+    raised = info if info.get("raised_exception") else next(nested, None)
+    if raised is None:
+        return None
+    return first_line(str(raised.get("exception_message") or "")) or "unknown error"
 
 
 def _failure(reason: str, expression: str) -> Result[float, list[EvaluationFailure]]:

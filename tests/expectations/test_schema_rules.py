@@ -202,17 +202,21 @@ def test_declared_gx_expectations_run_as_gx_builtins(spark: SparkSession) -> Non
     assert (rows.assertion.status, rows.observed) == ("FAILED", 3)
 
 
+REGEX_ON_AN_ARRAY = (
+    'GX could not evaluate the rule: [DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "RLIKE(c, ^a)" '
+    'due to data type mismatch: The first parameter requires the "STRING" type, however "c" has the type '
+    '"ARRAY<STRING>". SQLSTATE: 42K09'
+)
+"""The reason of a GX regex rule on an array column ``c``: Spark's analysis error, its first line."""
+
+
 def test_a_gx_rule_spark_refuses_fails_with_the_first_line_of_sparks_error(spark: SparkSession) -> None:
     """Spark's analysis error goes on with the query's whole plan; the reason keeps its first line."""
     regex = {"type": "expect_column_values_to_match_regex", "kwargs": {"regex": "^a"}}
     contract = one_table([{"name": "c", "quality": [gx_rule("re", regex)]}])
     re_rule = results(spark, contract, [(["a"],), (None,)], "c array<string>")["re"]
     assert re_rule.assertion.status == "FAILED"
-    assert re_rule.reason == (
-        'GX could not evaluate the rule: [DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "RLIKE(c, ^a)" '
-        'due to data type mismatch: The first parameter requires the "STRING" type, however "c" has the type '
-        '"ARRAY<STRING>". SQLSTATE: 42K09'
-    )
+    assert re_rule.reason == REGEX_ON_AN_ARRAY
 
 
 def test_a_gx_rule_whose_python_udf_raises_fails_with_the_python_error(spark: SparkSession) -> None:
