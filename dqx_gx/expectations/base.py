@@ -28,8 +28,8 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from great_expectations.validator.validator import ValidationDependencies
 from pyspark.sql.types import StructField
 
+from dqx_gx import gx_private
 from dqx_gx.expectations.metrics import BATCH_SCHEMA
-from dqx_gx.gx_private import answer_empty_samples
 from dqx_gx.kinds import Scale
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.details import TABLES, Detail
@@ -94,7 +94,7 @@ class DqxExpectation(BatchExpectation):
         # GX's own version rebuilds this expectation's configuration (a pydantic dump) once per
         # success key to find the one runtime key it reads, result_format: ~20 dumps per rule per run.
         if execution_engine is not None:  # before any metric is resolved: GX's map rules beside it ask no samples
-            answer_empty_samples(execution_engine)
+            gx_private.answer_empty_samples(execution_engine)
         result_format = (runtime_configuration or {}).get("result_format", self.result_format)
         dependencies = ValidationDependencies(
             metric_configurations={}, result_format=parse_result_format(result_format)

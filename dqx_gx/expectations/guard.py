@@ -18,8 +18,8 @@ from great_expectations.checkpoint.checkpoint import CheckpointResult
 from great_expectations.compatibility.pydantic import Field, validator
 from great_expectations.exceptions import GreatExpectationsError
 
+from dqx_gx import gx_private
 from dqx_gx.expectations.suite import rule_id
-from dqx_gx.gx_private import registered_expectation_types
 
 GUARD_ACTION_TYPE = "dqx_gx_guard"
 
@@ -39,7 +39,7 @@ class DqxGuardAction(ValidationAction):
 
     @validator("expectation_types")
     def _types_are_registered(cls, value: list[str]) -> list[str]:
-        registered = registered_expectation_types()
+        registered = gx_private.registered_expectation_types()
         missing = sorted(t for t in value if t not in registered)
         if missing:
             raise ValueError(

@@ -35,8 +35,8 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from dqx_gx import gx_private
 from dqx_gx.expectations.built import BUILT, frozen
-from dqx_gx.gx_private import resolve_metric_bundles
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
 from dqx_gx.kinds.kind import Param
 from dqx_gx.rules.opt_in import not_given
@@ -205,7 +205,7 @@ class Aggregate(TableMetricProvider):
         runtime_configuration: dict[str, Any],
     ) -> tuple[Column | OfKey, dict[str, Any], dict[str, Any]]:
         # one column order per pass (Spark reuses its compiled code), and the keys grouped in one query
-        resolve_metric_bundles(execution_engine, OfKey, of_keys)
+        gx_private.resolve_metric_bundles(execution_engine, OfKey, of_keys)
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )

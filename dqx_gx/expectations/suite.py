@@ -20,12 +20,12 @@ from great_expectations.exceptions import ExpectationNotFoundError
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.registry import get_expectation_impl
 
+from dqx_gx import gx_private
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.moment import NOW_EXPRESSION
-from dqx_gx.gx_private import expectations_equal
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.opt_in import opted_out
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
@@ -83,7 +83,7 @@ def build_suite(contract: Contract, *, allow_sql: bool = False, references: Coll
             skipped[rule.id] = built
             continue
         # GX's own test for "the same expectation" (it ignores meta), so ours cannot drift from it.
-        if isinstance(rule, ExpectationRule) and any(expectations_equal(built, other) for other in declared):
+        if isinstance(rule, ExpectationRule) and any(gx_private.expectations_equal(built, other) for other in declared):
             built.description = rule.name  # GX would merge two equal expectations into one
         if isinstance(rule, ExpectationRule):
             declared.append(built)

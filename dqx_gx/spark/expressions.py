@@ -26,8 +26,11 @@ NUMBER = "struct<v:double,nan:boolean>"
 
 def count_if(predicate: Column) -> Column:
     """DuckDB's ``COUNT_IF``, which DQX counts with: NULL, not 0, when no row gives the
-    predicate a non-NULL value (an empty batch, or a comparison on an all-NULL column)."""
-    return F.when(F.count(predicate) > 0, F.count_if(predicate))
+    predicate a non-NULL value (an empty batch, or a comparison on an all-NULL column).
+
+    The sum of the predicate as 0/1 is that in one aggregate function, where ``count > 0`` around
+    ``count_if`` took two: fewer for Spark to analyse, plan and update per row."""
+    return F.sum(predicate.cast("int"))
 
 
 def num_rows() -> Column:
