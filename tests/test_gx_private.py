@@ -21,9 +21,11 @@ from unittest import mock
 import great_expectations as gx
 import great_expectations.expectations as gxe
 import pytest
+from great_expectations.core.batch_definition import BatchDefinition
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import MetricResolutionError
+from great_expectations.exceptions.resource_freshness import ResourceFreshnessAggregateError
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
@@ -44,6 +46,7 @@ from dqx_gx.gx_private import (
     SAMPLE_QUERIES,
     AtomicFilesystemStoreBackend,
     InstalledCheckpoint,
+    InstalledValidationDefinition,
     add_spark_datasource,
     answer_empty_samples,
     atomic_writes,
@@ -251,7 +254,7 @@ def test_a_sample_of_no_rows_is_answered_without_gx_query_and_only_then(spark: A
     answer_empty_samples(engine)  # once per engine
     process = engine._process_direct_and_bundled_metric_computation_configurations
     for query in SAMPLE_QUERIES:
-        none = _direct(query, parse_result_format(RESULT_FORMAT))
+        none = _direct(query, parse_result_format(dict(RESULT_FORMAT)))
         assert process(metric_fn_direct_configurations=[none], metric_fn_bundle_configurations=[]) == {
             none.metric_configuration.id: []
         }
@@ -269,7 +272,7 @@ def test_gx_asks_a_map_rule_for_samples_even_when_none_are_wanted_and_its_query_
     is ``limit(0)`` with ``partial_unexpected_count: 0`` (no Spark job, but a plan and ~80 py4j calls)."""
     frame = spark.createDataFrame([("x",), (None,)], "c string")
     expectation = gxe.ExpectColumnValuesToNotBeNull(column="c")
-    wanted = expectation.get_validation_dependencies(runtime_configuration={"result_format": RESULT_FORMAT})
+    wanted = expectation.get_validation_dependencies(runtime_configuration={"result_format": dict(RESULT_FORMAT)})
     assert "column_values.nonnull.unexpected_values" in wanted.get_metric_names()
     context = gx.get_context(mode="ephemeral")
     batch = (
@@ -278,7 +281,7 @@ def test_gx_asks_a_map_rule_for_samples_even_when_none_are_wanted_and_its_query_
         .add_batch_definition_whole_dataframe("b")
         .get_batch(batch_parameters={"dataframe": frame})
     )
-    result = batch.validate(expectation, result_format=RESULT_FORMAT)
+    result = batch.validate(expectation, result_format=dict(RESULT_FORMAT))
     assert (result.result["unexpected_count"], result.result["partial_unexpected_list"]) == (1, [])
 
 
@@ -382,6 +385,35 @@ def test_installed_artefacts_are_what_gx_calls_fresh_and_a_run_reads_no_suite_ba
     assert runs["installed"][0] == 0 and runs["as GX loads it"][0] >= 2  # GX's own check, not asked
     assert runs["installed"][1] == runs["as GX loads it"][1]
     assert len(runs["installed"][1]) == len(build.suite.expectations)
+
+
+def test_install_refers_to_the_suite_it_stored_without_reading_it_back(orders: Any) -> None:
+    """A validation definition is written with its suite as an identifier bundle, and GX's
+    ``identifier_bundle`` reads the suite back and compares it whole. install() hands it the suite the
+    store has just returned, so inside ``just_installed`` the bundle comes from its id; outside, GX's
+    check stands and a suite changed since it was stored cannot be written."""
+    context = ephemeral_context()
+    suite = install(context, orders, build_suite(orders), data_docs=False).suite
+    validation = InstalledValidationDefinition(
+        name=suite.name, data=context.validation_definitions.get(suite.name).data, suite=suite
+    )
+    reads = mock.patch.object(
+        type(context.expectations_store), "get", autospec=True, side_effect=type(context.expectations_store).get
+    )
+    with reads as read, just_installed(suite):
+        inside = json.loads(validation.json())["suite"]
+    assert read.call_count == 0
+    assert inside == {"name": suite.name, "id": suite.id}
+    gx_encoders = gx.ValidationDefinition.__config__.json_encoders
+    assert InstalledValidationDefinition.__config__.json_encoders[BatchDefinition] is gx_encoders[BatchDefinition]
+    with reads as read:
+        assert json.loads(validation.json())["suite"] == inside
+    assert read.call_count >= 1  # GX's own check
+    suite.expectations.pop()
+    with pytest.raises(
+        ResourceFreshnessAggregateError, match=r"ExpectationSuite .* has changed since it has last been saved"
+    ):
+        validation.json()
 
 
 def test_a_checkpoint_kept_from_an_earlier_run_is_checked_by_gx_again(orders: Any) -> None:

@@ -6,8 +6,9 @@ contract twice into a file project changes nothing on disk.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import great_expectations as gx
@@ -40,9 +41,10 @@ GX_STORES = "great_expectations.data_context.store"
 BATCH_DEFINITION = "whole_dataframe"
 Stored = TypeVar("Stored", gx.ExpectationSuite, InstalledValidationDefinition, InstalledCheckpoint)
 
-RESULT_FORMAT: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": 0}
+RESULT_FORMAT: Mapping[str, Any] = MappingProxyType({"result_format": "SUMMARY", "partial_unexpected_count": 0})
 """SUMMARY keeps observed values; no unexpected-value samples, which would cost GX's map
-expectations an extra Spark job each."""
+expectations an extra Spark job each. Read-only: GX fills in its defaults in the dict it is given
+(``parse_result_format``), so it is given a copy."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,8 @@ def _install(
 ) -> Artifacts:
     batch_definition = _batch_definition(context, contract.dataset)
     suite = _store_suite(context, build.suite)
-    validation = _store_validation(context, suite, batch_definition)
+    with just_installed(suite):  # as the store gave it back: writing the validation definition refers to it
+        validation = _store_validation(context, suite, batch_definition)
     actions: list[Any] = [
         DqxGuardAction(
             rule_ids={suite.name: [found for e in suite.expectations if (found := rule_id(e.meta))]},
@@ -107,7 +110,7 @@ def _install(
         list(notify), notify_on, contract=contract.check_name, dataset=contract.dataset, skipped=len(build.skipped)
     )
     checkpoint = InstalledCheckpoint(
-        name=suite.name, validation_definitions=[validation], actions=actions, result_format=RESULT_FORMAT
+        name=suite.name, validation_definitions=[validation], actions=actions, result_format=dict(RESULT_FORMAT)
     )
     with just_installed(validation):  # writing the checkpoint asks its validation definition
         return Artifacts(suite, _store_checkpoint(context, checkpoint))
