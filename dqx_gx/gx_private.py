@@ -11,8 +11,10 @@ renderer (``expectations/base.py``), ``MetricProvider._get_evaluation_dependenci
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent import futures
 from contextvars import ContextVar
 from types import MethodType
 from typing import Any, ClassVar, TypeVar
@@ -44,6 +46,10 @@ from great_expectations.expectations.registry import _registered_expectations
 from dqx_gx.files import write_atomically
 
 T = TypeVar("T")
+
+_BESIDE = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dqx-gx-keys")
+"""The thread a bundle's key grouping runs on, kept: PySpark pins a JVM thread and a gateway connection
+to each Python thread."""
 
 
 def expectations_equal(first: Expectation, second: Expectation) -> bool:
@@ -174,19 +180,22 @@ class InstalledCheckpoint(gx.Checkpoint):
 
 
 def resolve_metric_bundles(
-    engine: ExecutionEngine[Any], apart: type[T], resolve_apart: Callable[[Any, list[T]], list[Any]]
+    engine: ExecutionEngine[Any], apart: type[T], resolve_apart: Callable[[Any, list[T]], Callable[[], list[Any]]]
 ) -> None:
     """Make ``engine`` resolve each bundle of aggregate partials in metric-id order, and hand the partials
     whose aggregate is an ``apart`` instead of a Spark column to ``resolve_apart`` (with the domain's
-    DataFrame, once per domain and bundle), which returns their values in the order given.
+    DataFrame, once per domain and bundle), which prepares on the caller's thread what returns their values
+    in the order given.
 
     Order: GX collects a round's partials from a set of ``MetricConfiguration`` objects hashed by
     identity, so the columns of its shared ``df.agg`` come in a new order every run; Spark then
     generates and compiles new code for the same aggregate each time (about 15 classes, a JVM
     CPU second or more for a 20-rule suite). In one order, Spark's code cache serves every run
     after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the batch's key-based
-    metrics (:mod:`dqx_gx.spark.keys`) are one grouping query, resolved beside it. Only this engine
-    instance changes; GX maps each value back by metric id.
+    metrics (:mod:`dqx_gx.spark.keys`) are one grouping query, run beside it on a thread of its own (with
+    the caller's context variables): neither needs the other, and Spark runs their jobs at once where the
+    other leaves cores free. Both finish before the bundle's values, or the first error, come back. Only
+    this engine instance changes; GX maps each value back by metric id.
     """
     if "resolve_metric_bundle" in vars(engine):
         return
@@ -194,16 +203,36 @@ def resolve_metric_bundles(
 
     def in_id_order(metric_fn_bundle: Iterable[MetricComputationConfiguration]) -> Any:
         ordered = sorted(metric_fn_bundle, key=lambda c: _sort_key(c.metric_configuration.id))
-        resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
         domains: dict[Any, list[MetricComputationConfiguration]] = {}
         for configuration in ordered:
             if isinstance(configuration.metric_fn, apart):
                 domain = IDDict(configuration.compute_domain_kwargs or {})
                 domains.setdefault(domain.to_id(), []).append(configuration)
-        for configurations in domains.values():
-            df = engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {}))
-            values = resolve_apart(df, [c.metric_fn for c in configurations])
-            resolved.update((c.metric_configuration.id, v) for c, v in zip(configurations, values, strict=True))
+        asked = [
+            (
+                configurations,
+                resolve_apart(
+                    engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {})),
+                    [c.metric_fn for c in configurations],
+                ),
+            )
+            for configurations in domains.values()
+        ]
+
+        def apart_values() -> dict[Any, Any]:
+            found: dict[Any, Any] = {}
+            for configurations, values in asked:
+                found.update((c.metric_configuration.id, v) for c, v in zip(configurations, values(), strict=True))
+            return found
+
+        if not asked:
+            return resolve(ordered)
+        beside = _BESIDE.submit(contextvars.copy_context().run, apart_values)
+        try:
+            resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
+        finally:
+            futures.wait([beside])
+        resolved.update(beside.result())
         return resolved
 
     engine.resolve_metric_bundle = in_id_order  # type: ignore[method-assign]

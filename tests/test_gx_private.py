@@ -14,6 +14,9 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
+import time
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -235,6 +238,79 @@ def test_a_bundle_hands_over_each_partial_with_its_function_and_domain() -> None
     fields = {f.name for f in dataclasses.fields(MetricComputationConfiguration)}
     assert {"metric_configuration", "metric_fn", "compute_domain_kwargs"} <= fields
     assert "domain_kwargs" in inspect.signature(SparkDFExecutionEngine.get_domain_records).parameters
+
+
+class _Apart:
+    """A partial set apart (what ``OfKey`` is to dqx-gx)."""
+
+
+_CALLER = ContextVar("caller", default="unset")
+
+
+class _Engine(SparkDFExecutionEngine):
+    """An engine whose bundle resolution waits until the partials set apart are being resolved: it
+    returns only if both run at once."""
+
+    def __init__(self, apart_started: threading.Event, fail: bool = False) -> None:  # no Spark, no GX state
+        self.apart_started, self.fail, self.threads = apart_started, fail, []
+
+    def resolve_metric_bundle(self, metric_fn_bundle: Any) -> dict[Any, Any]:
+        self.threads.append(threading.get_ident())
+        assert self.apart_started.wait(10), "the partials set apart did not run beside the bundle"
+        if self.fail:
+            raise RuntimeError("the bundle failed")
+        return {c.metric_configuration.id: "aggregate" for c in metric_fn_bundle}
+
+    def get_domain_records(self, domain_kwargs: Any) -> Any:
+        return f"records of {dict(domain_kwargs)}"
+
+
+def _partial(name: str, fn: Any) -> MetricComputationConfiguration:
+    metric = MetricConfiguration(name, {"table": None})
+    return MetricComputationConfiguration(
+        metric_configuration=metric, metric_fn=fn, metric_provider_kwargs={}, compute_domain_kwargs={"table": None}
+    )
+
+
+@pytest.mark.parametrize("fails", ["nothing", "the bundle", "the keys"])
+def test_key_based_partials_run_beside_the_bundle_with_the_callers_context(fails: str) -> None:
+    """The key grouping and the bundle's ``df.agg`` need nothing from each other: the grouping is prepared on
+    the caller's thread and runs on another, at the same time, with the caller's context variables; the
+    values, or the first error, come back once both have finished."""
+    started, finished = threading.Event(), threading.Event()
+    engine = _Engine(started, fail=fails == "the bundle")
+    seen: dict[str, Any] = {}
+
+    def resolve_apart(df: Any, partials: list[_Apart]) -> Any:
+        seen["prepared on"] = threading.get_ident()
+
+        def values() -> list[str]:
+            started.set()
+            seen.update({"ran on": threading.get_ident(), "caller": _CALLER.get(), "df": df})
+            time.sleep(0.2)
+            finished.set()
+            if fails == "the keys":
+                raise ValueError("the keys failed")
+            return [f"key {i}" for i, _ in enumerate(partials)]
+
+        return values
+
+    resolve_metric_bundles(engine, _Apart, resolve_apart)
+    bundle = [_partial("a.agg", "column"), _partial("b.key", _Apart()), _partial("c.key", _Apart())]
+    token = _CALLER.set("the run")
+    try:
+        if fails == "nothing":
+            resolved = engine.resolve_metric_bundle(bundle)
+        else:
+            with pytest.raises((RuntimeError, ValueError), match=f"{fails} failed"):
+                engine.resolve_metric_bundle(bundle)
+    finally:
+        _CALLER.reset(token)
+    assert finished.is_set()  # waited for, whatever failed
+    assert seen["prepared on"] == engine.threads[0] == threading.get_ident() != seen["ran on"]
+    assert (seen["caller"], seen["df"]) == ("the run", "records of {'table': None}")
+    if fails == "nothing":
+        assert sorted(resolved.values()) == ["aggregate", "key 0", "key 1"]
 
 
 def _direct(metric_fn: Any, result_format: dict[str, Any]) -> MetricComputationConfiguration:

@@ -44,7 +44,7 @@ from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
-from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
+from dqx_gx.spark.keys import Key, KeyCounts, as_caller, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 from dqx_gx.spark.uncast import uncast_count
@@ -229,14 +229,19 @@ class OfKey:
     read: Callable[[KeyCounts], int]
 
 
-def of_keys(df: DataFrame, wanted: list[OfKey]) -> list[int | None]:
-    """The values of a bundle's key-based metrics over ``df``: every key grouped in one query (more only
-    past :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns)."""
-    counts: dict[Key, KeyCounts] = {}
-    for keys in in_groupings(tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))):
-        query = BUILT.get((key_query, type(df), keys), partial(key_query, keys))
-        counts |= zip(keys, key_counts(df, query), strict=True)
-    return [None if of.key is None else of.read(counts[of.key]) for of in wanted]
+def of_keys(df: DataFrame, wanted: list[OfKey]) -> Callable[[], list[int | None]]:
+    """What counts the values of a bundle's key-based metrics over ``df``, on the thread it is handed to
+    with the caller's Spark job properties: every key grouped in one query (more only past
+    :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns)."""
+
+    def counted() -> list[int | None]:
+        counts: dict[Key, KeyCounts] = {}
+        for keys in in_groupings(tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))):
+            query = BUILT.get((key_query, type(df), keys), partial(key_query, keys))
+            counts |= zip(keys, key_counts(df, query), strict=True)
+        return [None if of.key is None else of.read(counts[of.key]) for of in wanted]
+
+    return as_caller(df, counted)
 
 
 class NumRows(Aggregate):

@@ -11,9 +11,10 @@ NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`).
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import reduce
+from typing import TypeVar
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -23,6 +24,8 @@ from dqx_gx.spark.columns import NESTED_PATH, spark_column
 
 Key = tuple[StructField, ...]
 """A rule's key columns, as found in the batch."""
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -134,3 +137,19 @@ def _address(field: StructField) -> tuple[str, ...]:
     """A found column's place in the batch: its name, or a struct field's path."""
     path = field.metadata.get(NESTED_PATH) if field.metadata else None
     return tuple(path or [field.name])
+
+
+def as_caller(df: DataFrame, work: Callable[[], T]) -> Callable[[], T]:
+    """``work`` (a query over ``df``) to run on another thread with the calling thread's Spark job properties
+    (job group, scheduler pool, description), as PySpark's ``InheritableThread`` passes them: a caller that
+    cancels its job group, or runs in a pool, has the grouping with it. A Spark Connect session has none."""
+    jsc = getattr(df.sparkSession, "_jsc", None)
+    if jsc is None:
+        return work
+    properties = jsc.sc().getLocalProperties().clone()
+
+    def carried() -> T:
+        jsc.sc().setLocalProperties(properties)
+        return work()
+
+    return carried

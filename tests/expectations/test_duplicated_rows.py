@@ -3,6 +3,7 @@ for one column, every NULL key); the run reports the rows the gate marks, from i
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import great_expectations as gx
@@ -14,7 +15,8 @@ from pyspark.sql.types import IntegerType, StructField
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
 from dqx_gx.rules.rule import MetricRule
-from dqx_gx.spark.keys import MAX_COLUMNS, in_groupings, key_counts, key_query
+from dqx_gx.spark.keys import MAX_COLUMNS, as_caller, in_groupings, key_counts, key_query
+from tests.conftest import ROOT
 from tests.documents import one_table
 from tests.rows.test_samples import jobs
 
@@ -189,3 +191,35 @@ def test_one_key_of_seventy_columns_is_grouped_plainly(spark: SparkSession) -> N
     )
     (result,) = [r for r in run_contract(contract, frame, samples=0).rule_results if r.rule.name == "all seventy"]
     assert (result.observed, result.rows_marked, result.assertion.status) == (1, 2, "FAILED")
+
+
+def test_the_key_grouping_runs_in_the_callers_job_group(spark: SparkSession, orders: Any) -> None:
+    """The key grouping runs on a thread of its own, beside the first pass; a job the caller groups (to cancel
+    it, say) or puts in a scheduler pool has it too."""
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
+    ungrouped = set(tracker.getJobIdsForGroup(None))
+    sc.setJobGroup("dqx-gx-test", "a contract run")
+    try:
+        run = run_contract(orders, frame, now="2026-11-22T12:00:00Z")
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+        sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
+    assert any(r.rule.name == "composite_key_unique" and r.assertion.status == "PASSED" for r in run.rule_results)
+    assert set(tracker.getJobIdsForGroup(None)) == ungrouped
+    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 3  # the first pass (2 jobs) and the grouping
+
+
+def test_as_caller_carries_the_calling_threads_job_properties(spark: SparkSession) -> None:
+    sc = spark.sparkContext
+    frame = spark.range(1)
+    sc.setLocalProperty("spark.job.description", "the caller's")
+    try:
+        carried = as_caller(frame, lambda: sc.getLocalProperty("spark.job.description"))
+        plain = lambda: sc.getLocalProperty("spark.job.description")  # noqa: E731
+    finally:
+        sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(max_workers=1) as other:
+        assert other.submit(plain).result() is None
+        assert other.submit(carried).result() == "the caller's"
