@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent import futures
 from contextvars import ContextVar
@@ -50,6 +51,21 @@ T = TypeVar("T")
 _BESIDE = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dqx-gx-keys")
 """The thread a bundle's key grouping runs on, kept: PySpark pins a JVM thread and a gateway connection
 to each Python thread."""
+_BESIDE_FREE = threading.Lock()
+
+
+def _beside(work: Callable[[], T]) -> futures.Future[T] | None:
+    """``work`` started on the kept thread with the caller's context variables; None when another run's
+    grouping has the thread (or the interpreter is shutting down): the caller then runs it itself."""
+    if not _BESIDE_FREE.acquire(blocking=False):
+        return None
+    try:
+        started = _BESIDE.submit(contextvars.copy_context().run, work)
+    except RuntimeError:
+        _BESIDE_FREE.release()
+        return None
+    started.add_done_callback(lambda _: _BESIDE_FREE.release())
+    return started
 
 
 def expectations_equal(first: Expectation, second: Expectation) -> bool:
@@ -194,8 +210,9 @@ def resolve_metric_bundles(
     after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the batch's key-based
     metrics (:mod:`dqx_gx.spark.keys`) are one grouping query, run beside it on a thread of its own (with
     the caller's context variables): neither needs the other, and Spark runs their jobs at once where the
-    other leaves cores free. Both finish before the bundle's values, or the first error, come back. Only
-    this engine instance changes; GX maps each value back by metric id.
+    other leaves cores free. Both finish before the values, or an error (the bundle's before the
+    grouping's), come back; while another run's grouping has the thread, the grouping runs after the
+    bundle, on the caller's. Only this engine instance changes; GX maps each value back by metric id.
     """
     if "resolve_metric_bundle" in vars(engine):
         return
@@ -227,12 +244,13 @@ def resolve_metric_bundles(
 
         if not asked:
             return resolve(ordered)
-        beside = _BESIDE.submit(contextvars.copy_context().run, apart_values)
+        beside = _beside(apart_values)
         try:
             resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
         finally:
-            futures.wait([beside])
-        resolved.update(beside.result())
+            if beside is not None:
+                futures.wait([beside])
+        resolved.update(apart_values() if beside is None else beside.result())
         return resolved
 
     engine.resolve_metric_bundle = in_id_order  # type: ignore[method-assign]

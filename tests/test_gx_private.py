@@ -38,7 +38,7 @@ from great_expectations.expectations.registry import get_renderer_impl
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 
-from dqx_gx import run_contract
+from dqx_gx import gx_private, run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.metrics import OfKey, of_keys
@@ -276,7 +276,7 @@ def _partial(name: str, fn: Any) -> MetricComputationConfiguration:
 def test_key_based_partials_run_beside_the_bundle_with_the_callers_context(fails: str) -> None:
     """The key grouping and the bundle's ``df.agg`` need nothing from each other: the grouping is prepared on
     the caller's thread and runs on another, at the same time, with the caller's context variables; the
-    values, or the first error, come back once both have finished."""
+    values, or an error (the bundle's first), come back once both have finished."""
     started, finished = threading.Event(), threading.Event()
     engine = _Engine(started, fail=fails == "the bundle")
     seen: dict[str, Any] = {}
@@ -311,6 +311,29 @@ def test_key_based_partials_run_beside_the_bundle_with_the_callers_context(fails
     assert (seen["caller"], seen["df"]) == ("the run", "records of {'table': None}")
     if fails == "nothing":
         assert sorted(resolved.values()) == ["aggregate", "key 0", "key 1"]
+
+
+class _Recording(_Engine):
+    def resolve_metric_bundle(self, metric_fn_bundle: Any) -> dict[Any, Any]:
+        self.threads.append("bundle")
+        return super().resolve_metric_bundle(metric_fn_bundle)
+
+
+def test_while_another_runs_grouping_has_the_thread_the_keys_run_after_the_bundle_on_the_callers() -> None:
+    """Two runs at once (two streams' batches, say) do not queue one's grouping behind the other's."""
+    started = threading.Event()
+    started.set()  # this engine does not wait for the partials set apart
+    engine = _Recording(started)
+
+    def resolve_apart(df: Any, partials: list[_Apart]) -> Any:
+        return lambda: engine.threads.append(("keys", threading.get_ident())) or ["key"]
+
+    resolve_metric_bundles(engine, _Apart, resolve_apart)
+    with gx_private._BESIDE_FREE:  # another run's grouping has the thread
+        resolved = engine.resolve_metric_bundle([_partial("a.agg", "column"), _partial("b.key", _Apart())])
+    me = threading.get_ident()
+    assert engine.threads == ["bundle", me, ("keys", me)]
+    assert sorted(resolved.values()) == ["aggregate", "key"]
 
 
 def _direct(metric_fn: Any, result_format: dict[str, Any]) -> MetricComputationConfiguration:
@@ -469,7 +492,13 @@ def test_install_refers_to_the_suite_it_stored_without_reading_it_back(orders: A
     store has just returned, so inside ``just_installed`` the bundle comes from its id; outside, GX's
     check stands and a suite changed since it was stored cannot be written."""
     context = ephemeral_context()
-    suite = install(context, orders, build_suite(orders), data_docs=False).suite
+    gx_check = mock.patch.object(
+        gx.ExpectationSuite, "is_fresh", autospec=True, side_effect=gx.ExpectationSuite.is_fresh
+    )
+    for _ in ("added", "overwritten"):
+        with gx_check as asked:
+            suite = install(context, orders, build_suite(orders), data_docs=False).suite
+        assert asked.call_count == 0
     validation = InstalledValidationDefinition(
         name=suite.name, data=context.validation_definitions.get(suite.name).data, suite=suite
     )

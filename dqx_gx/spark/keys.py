@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import TypeVar
 
+from pyspark import SparkContext
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField
@@ -140,16 +141,31 @@ def _address(field: StructField) -> tuple[str, ...]:
 
 
 def as_caller(df: DataFrame, work: Callable[[], T]) -> Callable[[], T]:
-    """``work`` (a query over ``df``) to run on another thread with the calling thread's Spark job properties
-    (job group, scheduler pool, description), as PySpark's ``InheritableThread`` passes them: a caller that
-    cancels its job group, or runs in a pool, has the grouping with it. A Spark Connect session has none."""
-    jsc = getattr(df.sparkSession, "_jsc", None)
-    if jsc is None:
+    """``work`` (a query over ``df``) to run on another thread as if on the calling one: with the session's
+    tags of the caller (``addTag``) and, on a classic session, its Spark job properties (job group, scheduler
+    pool, description), so that a caller that cancels its tag or group, or runs in a pool, has the query with
+    it (what PySpark's ``inheritable_thread_target`` carries; the thread's own tags are cleared first, as it
+    is kept from run to run). Unchanged on a classic session whose threads PySpark does not pin to the JVM's:
+    there no thread has properties of its own."""
+    session = df.sparkSession
+    jsc = getattr(session, "_jsc", None)  # a classic session's; Spark Connect keeps tags per Python thread
+    if jsc is not None and not _pinned():
         return work
-    properties = jsc.sc().getLocalProperties().clone()
+    tags = session.getTags()
+    context = None if jsc is None else jsc.sc()
+    properties = None if context is None else context.getLocalProperties().clone()
 
     def carried() -> T:
-        jsc.sc().setLocalProperties(properties)
+        session.clearTags()
+        for tag in tags:
+            session.addTag(tag)
+        if context is not None:
+            context.setLocalProperties(properties)
         return work()
 
     return carried
+
+
+def _pinned() -> bool:
+    """PySpark's gateway is py4j's ``ClientServer`` when it pins each Python thread to a JVM thread."""
+    return type(SparkContext._gateway).__name__ == "ClientServer"
