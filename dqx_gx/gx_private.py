@@ -11,9 +11,7 @@ renderer (``expectations/base.py``), ``MetricProvider._get_evaluation_dependenci
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent import futures
 from contextvars import ContextVar
@@ -45,27 +43,9 @@ from great_expectations.expectations.metrics.map_metric_provider.multicolumn_map
 from great_expectations.expectations.registry import _registered_expectations
 
 from dqx_gx.files import write_atomically
+from dqx_gx.spark.threads import kept_thread
 
 T = TypeVar("T")
-
-_BESIDE = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dqx-gx-keys")
-"""The thread a bundle's key grouping runs on, kept: PySpark pins a JVM thread and a gateway connection
-to each Python thread."""
-_BESIDE_FREE = threading.Lock()
-
-
-def _beside(work: Callable[[], T]) -> futures.Future[T] | None:
-    """``work`` started on the kept thread with the caller's context variables; None when another run's
-    grouping has the thread (or the interpreter is shutting down): the caller then runs it itself."""
-    if not _BESIDE_FREE.acquire(blocking=False):
-        return None
-    try:
-        started = _BESIDE.submit(contextvars.copy_context().run, work)
-    except RuntimeError:
-        _BESIDE_FREE.release()
-        return None
-    started.add_done_callback(lambda _: _BESIDE_FREE.release())
-    return started
 
 
 def expectations_equal(first: Expectation, second: Expectation) -> bool:
@@ -244,7 +224,7 @@ def resolve_metric_bundles(
 
         if not asked:
             return resolve(ordered)
-        beside = _beside(apart_values)
+        beside = kept_thread(apart_values)
         try:
             resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
         finally:

@@ -38,7 +38,7 @@ from great_expectations.expectations.registry import get_renderer_impl
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 
-from dqx_gx import gx_private, run_contract
+from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.metrics import OfKey, of_keys
@@ -63,6 +63,7 @@ from dqx_gx.gx_private import (
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
 from dqx_gx.run.artifacts import RESULT_FORMAT, ephemeral_context, install
+from dqx_gx.spark import threads
 from tests.conftest import ROOT
 from tests.documents import one_table
 
@@ -329,7 +330,7 @@ def test_while_another_runs_grouping_has_the_thread_the_keys_run_after_the_bundl
         return lambda: engine.threads.append(("keys", threading.get_ident())) or ["key"]
 
     resolve_metric_bundles(engine, _Apart, resolve_apart)
-    with gx_private._BESIDE_FREE:  # another run's grouping has the thread
+    with threads._KEPT_FREE:  # another run's grouping has the thread
         resolved = engine.resolve_metric_bundle([_partial("a.agg", "column"), _partial("b.key", _Apart())])
     me = threading.get_ident()
     assert engine.threads == ["bundle", me, ("keys", me)]

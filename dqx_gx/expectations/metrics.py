@@ -44,9 +44,10 @@ from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
-from dqx_gx.spark.keys import Key, KeyCounts, as_caller, in_groupings, key_counts, key_query
+from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
+from dqx_gx.spark.threads import as_caller
 from dqx_gx.spark.uncast import uncast_count
 
 BATCH_SCHEMA = "dqx.batch_schema"

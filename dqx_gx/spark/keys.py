@@ -11,12 +11,10 @@ NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
-from typing import TypeVar
 
-from pyspark import SparkContext
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField
@@ -25,8 +23,6 @@ from dqx_gx.spark.columns import NESTED_PATH, spark_column
 
 Key = tuple[StructField, ...]
 """A rule's key columns, as found in the batch."""
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -138,34 +134,3 @@ def _address(field: StructField) -> tuple[str, ...]:
     """A found column's place in the batch: its name, or a struct field's path."""
     path = field.metadata.get(NESTED_PATH) if field.metadata else None
     return tuple(path or [field.name])
-
-
-def as_caller(df: DataFrame, work: Callable[[], T]) -> Callable[[], T]:
-    """``work`` (a query over ``df``) to run on another thread as if on the calling one: with the session's
-    tags of the caller (``addTag``) and, on a classic session, its Spark job properties (job group, scheduler
-    pool, description), so that a caller that cancels its tag or group, or runs in a pool, has the query with
-    it (what PySpark's ``inheritable_thread_target`` carries; the thread's own tags are cleared first, as it
-    is kept from run to run). Unchanged on a classic session whose threads PySpark does not pin to the JVM's:
-    there no thread has properties of its own."""
-    session = df.sparkSession
-    jsc = getattr(session, "_jsc", None)  # a classic session's; Spark Connect keeps tags per Python thread
-    if jsc is not None and not _pinned():
-        return work
-    tags = session.getTags()
-    context = None if jsc is None else jsc.sc()
-    properties = None if context is None else context.getLocalProperties().clone()
-
-    def carried() -> T:
-        session.clearTags()
-        for tag in tags:
-            session.addTag(tag)
-        if context is not None:
-            context.setLocalProperties(properties)
-        return work()
-
-    return carried
-
-
-def _pinned() -> bool:
-    """PySpark's gateway is py4j's ``ClientServer`` when it pins each Python thread to a JVM thread."""
-    return type(SparkContext._gateway).__name__ == "ClientServer"

@@ -15,7 +15,8 @@ from pyspark.sql.types import IntegerType, StructField
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
 from dqx_gx.rules.rule import MetricRule
-from dqx_gx.spark.keys import MAX_COLUMNS, as_caller, in_groupings, key_counts, key_query
+from dqx_gx.spark.keys import MAX_COLUMNS, in_groupings, key_counts, key_query
+from dqx_gx.spark.threads import as_caller
 from tests.conftest import ROOT
 from tests.documents import one_table
 from tests.rows.test_samples import jobs
