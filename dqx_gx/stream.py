@@ -79,8 +79,8 @@ class BatchGate:
                 self.quarantine(quarantine, batch_id)
 
     def _verdict(self, batch: DataFrame, batch_id: int) -> ContractRun:
-        if self.context is None:  # one GX context for every batch of the stream
-            self.context = ephemeral_context()
+        if self.context is None:  # one GX context for every batch of the stream, holding no results
+            self.context = ephemeral_context(keeps_results=False)
         moment = run_moment(None)
         run = run_contract(
             self.contract,
@@ -121,7 +121,8 @@ def gate_each_batch(
     verdict comes first, so an ``on_verdict`` that raises (say, on a rejected batch) stops the query
     before anything of that batch is written; Spark then runs the batch again when the query
     restarts. ``context`` is the GX context every batch's run is added to (default: one ephemeral
-    context for the stream); ``allow_sql``, ``samples`` and ``references`` (static DataFrames the
+    context for the stream, which stores no validation results: each batch's is its verdict's
+    ``run.checkpoint_result``); ``allow_sql``, ``samples`` and ``references`` (static DataFrames the
     foreign keys refer to) are :func:`~dqx_gx.run_contract`'s.
     """
     return BatchGate(

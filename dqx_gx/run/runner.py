@@ -20,7 +20,7 @@ from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
-from dqx_gx.run.artifacts import ephemeral_context, install
+from dqx_gx.run.artifacts import ephemeral_context, install, keeps_results
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
@@ -89,10 +89,11 @@ def run_contract(
     ``now`` is the moment freshness is measured from (default: the current
     time, UTC; naive values are UTC). ``key`` gives the result date and tags
     (default: today's date, no tags). ``context`` is any GX context (default: a
-    new ephemeral one); the suite, validation definition and checkpoint are
-    added to it. ``strict_schema`` raises :class:`SchemaValidationError` for a
-    missing column, a type mismatch or NULLs in a required column instead of
-    reporting failed assertions. ``data_docs`` adds GX's UpdateDataDocsAction.
+    new ephemeral one, which stores the validation result only for ``data_docs``);
+    the suite, validation definition, checkpoint and result are added to it.
+    ``strict_schema`` raises :class:`SchemaValidationError` for a missing column, a
+    type mismatch or NULLs in a required column instead of reporting failed assertions.
+    ``data_docs`` adds GX's UpdateDataDocsAction.
     ``allow_sql`` runs the contract's ``type: sql`` rules, each only if it is a single
     read-only SELECT over the batch (else ContractValidationError); without it they are
     SKIPPED. ``samples`` is how many failed rows to show per failing row-level rule (0: none);
@@ -115,7 +116,7 @@ def run_contract(
         _require_declared_schema(contract, Columns.of(dataframe))
     references = with_the_batch(contract, dataframe, references)
     build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
-    context = context or ephemeral_context()
+    context = context or ephemeral_context(keeps_results=data_docs)  # its docs are built from its results
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
     # before the docs swap: GX saves the project's configuration when install adds the datasource
     artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
@@ -141,8 +142,9 @@ def run_contract(
         _complete(checkpoint_result, contract, skipped, found)
     finally:  # a run whose samples failed still stores GX's result as it stands, with its docs and alerts
         with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
-            for result_key, suite_result in checkpoint_result.run_results.items():
-                context.validation_results_store.set(result_key, suite_result)
+            if keeps_results(context):
+                for result_key, suite_result in checkpoint_result.run_results.items():
+                    context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)
     run = ContractRun(
         contract=contract,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from great_expectations.data_context.store.validation_results_store import ValidationResultsStore
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -21,6 +22,7 @@ from dqx_gx.kinds import KINDS, Value, kind_of
 from dqx_gx.kinds.kind import Marks, Reach
 from dqx_gx.rows import ERRORS, WARNINGS
 from dqx_gx.rules.rule import MetricRule, Rule
+from dqx_gx.run.artifacts import ephemeral_context
 from dqx_gx.spark.marks import is_row_level
 from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, marked_counts, statuses
@@ -303,3 +305,42 @@ def test_a_micro_batch_whose_rules_pass_quarantines_nothing(
     ]
     assert valid.count() == 7
     assert spark.read.parquet(str(tmp_path / "quarantine")).count() == 0
+
+
+def test_a_streams_own_context_keeps_no_result_and_a_given_one_keeps_each_batchs(spark: SparkSession) -> None:
+    """The context a gate makes for itself would otherwise hold one more validation result every micro-batch
+    (in memory, for as long as the stream runs); each verdict still has its whole GX result."""
+    batch = spark.createDataFrame(GOOD, "id int, status string")
+    verdicts: list[BatchVerdict] = []
+    own = gate_each_batch(keyed_contract(), on_verdict=verdicts.append)
+    given = gate_each_batch(keyed_contract(), context=ephemeral_context())
+    for batch_id in range(3):
+        own(batch, batch_id)
+        given(batch, batch_id)
+    assert own.context is not None and given.context is not None
+    assert own.context.validation_results_store.list_keys() == []
+    assert len(given.context.validation_results_store.list_keys()) == 3
+    assert [len(v.run.checkpoint_result.run_results) for v in verdicts] == [1, 1, 1]
+    assert [[e.success for e in r.results] for v in verdicts for r in v.run.checkpoint_result.run_results.values()] == [
+        [True] * 5
+    ] * 3
+
+
+def test_a_run_stores_its_result_in_its_own_context_only_for_data_docs(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored: list[str] = []
+    store = ValidationResultsStore.set
+
+    def recorded_set(self: ValidationResultsStore, key: Any, value: Any, **kwargs: Any) -> Any:
+        stored.append(value.statistics["evaluated_expectations"])
+        return store(self, key, value, **kwargs)
+
+    monkeypatch.setattr(ValidationResultsStore, "set", recorded_set)
+    batch = spark.createDataFrame(GOOD, "id int, status string")
+    assert run_contract(keyed_contract(), batch).outcome == "passed"
+    assert stored == []
+    assert run_contract(keyed_contract(), batch, data_docs=True).outcome == "passed"
+    assert stored == [5]
+    assert run_contract(keyed_contract(), batch, context=ephemeral_context()).outcome == "passed"
+    assert stored == [5, 5]
