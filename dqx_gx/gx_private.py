@@ -15,8 +15,9 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent import futures
 from contextvars import ContextVar
+from functools import partial
 from types import MethodType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import great_expectations as gx
 from great_expectations.checkpoint.checkpoint import CheckpointResult
@@ -44,8 +45,6 @@ from great_expectations.expectations.registry import _registered_expectations
 
 from dqx_gx.files import write_atomically
 from dqx_gx.spark.threads import kept_thread
-
-T = TypeVar("T")
 
 
 def expectations_equal(first: Expectation, second: Expectation) -> bool:
@@ -175,24 +174,32 @@ class InstalledCheckpoint(gx.Checkpoint):
             super()._run_actions(checkpoint_result)
 
 
+ApartQuery = tuple[list[int], Callable[[], list[Any]]]
+"""A query that answers partials set apart: the positions of those it answers, among those it was given,
+and what runs it and returns their values in that order."""
+
+
 def resolve_metric_bundles(
-    engine: ExecutionEngine[Any], apart: type[T], resolve_apart: Callable[[Any, list[T]], Callable[[], list[Any]]]
+    engine: ExecutionEngine[Any],
+    apart: type | tuple[type, ...],
+    resolve_apart: Callable[[Any, list[Any]], list[ApartQuery]],
 ) -> None:
     """Make ``engine`` resolve each bundle of aggregate partials in metric-id order, and hand the partials
     whose aggregate is an ``apart`` instead of a Spark column to ``resolve_apart`` (with the domain's
-    DataFrame, once per domain and bundle), which prepares on the caller's thread what returns their values
-    in the order given.
+    DataFrame, once per domain and bundle), which prepares on the caller's thread the queries that answer
+    them.
 
     Order: GX collects a round's partials from a set of ``MetricConfiguration`` objects hashed by
     identity, so the columns of its shared ``df.agg`` come in a new order every run; Spark then
     generates and compiles new code for the same aggregate each time (about 15 classes, a JVM
     CPU second or more for a 20-rule suite). In one order, Spark's code cache serves every run
-    after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the batch's key-based
-    metrics (:mod:`dqx_gx.spark.keys`) are one grouping query, run beside it on a thread of its own (with
-    the caller's context variables): neither needs the other, and Spark runs their jobs at once where the
-    other leaves cores free. Both finish before the values, or an error (the bundle's before the
-    grouping's), come back; while another run's grouping has the thread, the grouping runs after the
-    bundle, on the caller's. Only this engine instance changes; GX maps each value back by metric id.
+    after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the queries ``resolve_apart``
+    gives run apart from it (dqx-gx's: the key grouping, :mod:`dqx_gx.spark.keys`, and the object
+    aggregates' own ``df.agg``), the first beside it on a thread of its own (with the caller's context
+    variables), the others after it on the caller's: none needs another, and Spark runs their jobs at once
+    where one leaves cores free. All finish before the values, or an error (the bundle's first), come
+    back; while another run's query has the thread, they all run after the bundle, on the caller's. Only
+    this engine instance changes; GX maps each value back by metric id.
     """
     if "resolve_metric_bundle" in vars(engine):
         return
@@ -205,35 +212,33 @@ def resolve_metric_bundles(
             if isinstance(configuration.metric_fn, apart):
                 domain = IDDict(configuration.compute_domain_kwargs or {})
                 domains.setdefault(domain.to_id(), []).append(configuration)
-        asked = [
-            (
-                configurations,
-                resolve_apart(
-                    engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {})),
-                    [c.metric_fn for c in configurations],
-                ),
-            )
+        queries = [
+            partial(_values_of, [configurations[i] for i in positions], run)
             for configurations in domains.values()
+            for positions, run in resolve_apart(
+                engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {})),
+                [c.metric_fn for c in configurations],
+            )
         ]
-
-        def apart_values() -> dict[Any, Any]:
-            found: dict[Any, Any] = {}
-            for configurations, values in asked:
-                found.update((c.metric_configuration.id, v) for c, v in zip(configurations, values(), strict=True))
-            return found
-
-        if not asked:
+        if not queries:
             return resolve(ordered)
-        beside = kept_thread(apart_values)
+        beside = kept_thread(queries[0])
         try:
             resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
+            for query in queries if beside is None else queries[1:]:
+                resolved.update(query())
         finally:
             if beside is not None:
                 futures.wait([beside])
-        resolved.update(apart_values() if beside is None else beside.result())
+        if beside is not None:
+            resolved.update(beside.result())
         return resolved
 
     engine.resolve_metric_bundle = in_id_order  # type: ignore[method-assign]
+
+
+def _values_of(configurations: list[MetricComputationConfiguration], run: Callable[[], list[Any]]) -> dict[Any, Any]:
+    return {c.metric_configuration.id: value for c, value in zip(configurations, run(), strict=True)}
 
 
 SAMPLE_QUERIES = (

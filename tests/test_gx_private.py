@@ -41,7 +41,7 @@ from great_expectations.validator.metric_configuration import MetricConfiguratio
 from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
-from dqx_gx.expectations.metrics import OfKey, of_keys
+from dqx_gx.expectations.metrics import OfKey, OwnAggregate, apart_queries
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
@@ -66,6 +66,7 @@ from dqx_gx.run.artifacts import RESULT_FORMAT, ephemeral_context, install
 from dqx_gx.spark import threads
 from tests.conftest import ROOT
 from tests.documents import one_table
+from tests.spark_plans import executed_plans
 
 MOMENT = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
 """When the orders example's good batch passes its freshness rule."""
@@ -226,8 +227,8 @@ def test_ordering_bundles_changes_only_that_engine_instance() -> None:
         SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
         SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
     )
-    resolve_metric_bundles(engine, OfKey, of_keys)
-    resolve_metric_bundles(engine, OfKey, of_keys)  # once per engine
+    resolve_metric_bundles(engine, (OfKey, OwnAggregate), apart_queries)
+    resolve_metric_bundles(engine, (OfKey, OwnAggregate), apart_queries)  # once per engine
     assert "resolve_metric_bundle" in vars(engine) and "resolve_metric_bundle" not in vars(other)
     wrapped = inspect.getclosurevars(vars(engine)["resolve_metric_bundle"]).nonlocals["resolve"]
     assert wrapped.__func__ is SparkDFExecutionEngine.resolve_metric_bundle
@@ -294,7 +295,7 @@ def test_key_based_partials_run_beside_the_bundle_with_the_callers_context(fails
                 raise ValueError("the keys failed")
             return [f"key {i}" for i, _ in enumerate(partials)]
 
-        return values
+        return [(list(range(len(partials))), values)]
 
     resolve_metric_bundles(engine, _Apart, resolve_apart)
     bundle = [_partial("a.agg", "column"), _partial("b.key", _Apart()), _partial("c.key", _Apart())]
@@ -327,7 +328,7 @@ def test_while_another_runs_grouping_has_the_thread_the_keys_run_after_the_bundl
     engine = _Recording(started)
 
     def resolve_apart(df: Any, partials: list[_Apart]) -> Any:
-        return lambda: engine.threads.append(("keys", threading.get_ident())) or ["key"]
+        return [([0], lambda: engine.threads.append(("keys", threading.get_ident())) or ["key"])]
 
     resolve_metric_bundles(engine, _Apart, resolve_apart)
     with threads._KEPT_FREE:  # another run's grouping has the thread
@@ -335,6 +336,49 @@ def test_while_another_runs_grouping_has_the_thread_the_keys_run_after_the_bundl
     me = threading.get_ident()
     assert engine.threads == ["bundle", me, ("keys", me)]
     assert sorted(resolved.values()) == ["aggregate", "key"]
+
+
+class _Own(_Apart):
+    """A partial set apart for a query of another kind (what ``OwnAggregate`` is to dqx-gx)."""
+
+
+def test_the_first_query_apart_runs_beside_the_bundle_and_the_others_after_it_on_the_callers() -> None:
+    """Each query answers its own partials, wherever they were in the bundle: the first (dqx-gx's key
+    grouping) on the kept thread while the bundle's ``df.agg`` runs, the next (the object aggregates'
+    ``df.agg``) after the bundle on the caller's thread."""
+    started = threading.Event()
+    engine = _Recording(started)
+    me = threading.get_ident()
+
+    def resolve_apart(df: Any, partials: list[_Apart]) -> Any:
+        keys = [i for i, p in enumerate(partials) if not isinstance(p, _Own)]
+        own = [i for i, p in enumerate(partials) if isinstance(p, _Own)]
+
+        def grouped() -> list[str]:
+            started.set()
+            engine.threads.append(("keys", threading.get_ident() != me))
+            return [f"key {i}" for i in keys]
+
+        def aggregated() -> list[str]:
+            engine.threads.append(("own", threading.get_ident() != me))
+            return [f"own {i}" for i in own]
+
+        return [(keys, grouped), (own, aggregated)]
+
+    resolve_metric_bundles(engine, _Apart, resolve_apart)
+    bundle = [
+        _partial(n, f) for n, f in (("a.key", _Apart()), ("b.own", _Own()), ("c.agg", "column"), ("d.key", _Apart()))
+    ]
+    resolved = engine.resolve_metric_bundle(bundle)
+    # the bundle returned only once the grouping had started on the kept thread; the object aggregates ran after it
+    assert sorted(engine.threads, key=str) == sorted(["bundle", me, ("keys", True), ("own", False)], key=str)
+    assert engine.threads.index(("own", False)) > engine.threads.index(me)
+    assert {c.metric_configuration.metric_name: resolved[c.metric_configuration.id] for c in bundle} == {
+        "a.key": "key 0",
+        "b.own": "own 1",
+        "c.agg": "aggregate",
+        "d.key": "key 2",
+    }
 
 
 def _direct(metric_fn: Any, result_format: dict[str, Any]) -> MetricComputationConfiguration:
@@ -394,16 +438,8 @@ def test_a_run_with_a_gx_map_rule_plans_no_sample_query(spark: Any) -> None:
         [{"name": "c", "logicalType": "string", "quality": [{**rule, "implementation": implementation}]}]
     )
     frame = spark.createDataFrame([("x",), (None,), (None,)], "c string")
-    spark.sparkContext.setJobDescription("a run with a GX map rule")
-    try:
+    with executed_plans(spark, "a run with a GX map rule") as plans:
         run = run_contract(contract, frame)
-    finally:
-        spark.sparkContext.setJobDescription(None)  # type: ignore[arg-type]  # PySpark clears it with None
-    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
-    store = spark._jsparkSession.sharedState().statusStore()
-    recent = store.executionsList(max(0, store.executionsCount() - 50), 50)
-    executions = [recent.apply(i) for i in range(recent.size())]
-    plans = [e.physicalPlanDescription() for e in executions if e.description() == "a run with a GX map rule"]
     (gx_rule,) = [r for r in run.rule_results if r.rule.name == "c set"]
     (evr,) = [
         e

@@ -7,8 +7,11 @@ first ``df.agg`` with ``table.row_count``. The second level (:class:`SecondPass`
 holds what needs the first: GX's own map metrics (``engine: greatExpectations``
 rules) and the exact percentiles' refining aggregates share the second ``df.agg``;
 the key-based kinds (distinct counts, duplicates and the rows they mark) are read
-from one grouping of the batch's keys beside it (:mod:`dqx_gx.spark.keys`, handed
-over by :func:`~dqx_gx.gx_private.resolve_metric_bundles`). GX's column-domain
+from one grouping of the batch's keys beside it (:mod:`dqx_gx.spark.keys`). The first
+pass's object aggregates (the exact percentiles' brackets:
+:attr:`~dqx_gx.spark.kinds.SparkKind.object_aggregate`) leave the first ``df.agg`` for one of
+their own beside it, so that the pass keeps Spark's generated code. What leaves a bundle is handed over by
+:func:`~dqx_gx.gx_private.resolve_metric_bundles`. GX's column-domain
 providers would not do: they depend on ``table.columns``/``table.row_count`` and
 cannot share a pass with anything at the first level.
 
@@ -204,9 +207,9 @@ class Aggregate(TableMetricProvider):
         metric_value_kwargs: dict[str, Any],
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
-    ) -> tuple[Column | OfKey, dict[str, Any], dict[str, Any]]:
-        # one column order per pass (Spark reuses its compiled code), and the keys grouped in one query
-        gx_private.resolve_metric_bundles(execution_engine, OfKey, of_keys)
+    ) -> tuple[Column | OfKey | OwnAggregate, dict[str, Any], dict[str, Any]]:
+        # one column order per pass (Spark reuses its compiled code); the keys and the object aggregates apart
+        gx_private.resolve_metric_bundles(execution_engine, (OfKey, OwnAggregate), apart_queries)
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
@@ -216,7 +219,9 @@ class Aggregate(TableMetricProvider):
         return column, compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column | OfKey:
+    def aggregate(
+        cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]
+    ) -> Column | OfKey | OwnAggregate:
         raise NotImplementedError
 
 
@@ -230,19 +235,40 @@ class OfKey:
     read: Callable[[KeyCounts], int]
 
 
-def of_keys(df: DataFrame, wanted: list[OfKey]) -> Callable[[], list[int | None]]:
-    """What counts the values of a bundle's key-based metrics over ``df``, on the thread it is handed to
-    with the caller's Spark job properties: every key grouped in one query (more only past
-    :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns)."""
+@dataclass(frozen=True)
+class OwnAggregate:
+    """An object aggregate's partial (:attr:`~dqx_gx.spark.kinds.SparkKind.object_aggregate`): instead of a
+    column of the shared ``df.agg``, one of a ``df.agg`` of the bundle's object aggregates."""
+
+    column: Column
+
+
+def apart_queries(df: DataFrame, wanted: list[OfKey | OwnAggregate]) -> list[gx_private.ApartQuery]:
+    """The queries over ``df`` that answer a bundle's partials set apart, the key grouping first (the
+    longer, which runs beside the bundle's ``df.agg``): every key grouped in one query (more only past
+    :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns), every object aggregate in one ``df.agg``. Each runs
+    on whatever thread it is handed to with the caller's Spark job properties."""
+    of_keys = [i for i, of in enumerate(wanted) if isinstance(of, OfKey)]
+    own = [i for i, of in enumerate(wanted) if isinstance(of, OwnAggregate)]
 
     def counted() -> list[int | None]:
+        keyed = [of for of in wanted if isinstance(of, OfKey)]
         counts: dict[Key, KeyCounts] = {}
-        for keys in in_groupings(tuple(dict.fromkeys(of.key for of in wanted if of.key is not None))):
+        for keys in in_groupings(tuple(dict.fromkeys(of.key for of in keyed if of.key is not None))):
             query = BUILT.get((key_query, type(df), keys), partial(key_query, keys))
             counts |= zip(keys, key_counts(df, query), strict=True)
-        return [None if of.key is None else of.read(counts[of.key]) for of in wanted]
+        return [None if of.key is None else of.read(counts[of.key]) for of in keyed]
 
-    return as_caller(df, counted)
+    def aggregated() -> list[Any]:
+        (row,) = df.agg(*(of.column for of in wanted if isinstance(of, OwnAggregate))).collect()
+        return [convert_to_json_serializable(value) for value in row]  # as GX's bundle does
+
+    queries: list[gx_private.ApartQuery] = []
+    if of_keys:
+        queries.append((of_keys, as_caller(df, counted)))
+    if own:
+        queries.append((own, as_caller(df, aggregated)))
+    return queries
 
 
 class NumRows(Aggregate):
@@ -274,12 +300,15 @@ class KindAggregate(Aggregate):
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column | OfKey:
+    def aggregate(
+        cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]
+    ) -> Column | OfKey | OwnAggregate:
         kind = KINDS[MetricKind(kwargs["kind"])]
         on = measurable(kind, columns, kwargs)
         if on is None:
             return F.lit(None).cast(cls.result_type_of(kind))
-        return cls.measure(kind, on, kwargs, metrics)
+        column = cls.measure(kind, on, kwargs, metrics)
+        return OwnAggregate(column) if cls.metric_name == FIRST_PASS and spark_of(kind).object_aggregate else column
 
     @classmethod
     def result_type_of(cls, kind: Kind) -> str:
@@ -334,7 +363,9 @@ class KeyAggregate(KindAggregate):
     metric_name = SECOND_PASS
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column | OfKey:
+    def aggregate(
+        cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]
+    ) -> Column | OfKey | OwnAggregate:
         kind = KINDS[MetricKind(kwargs["kind"])]
         on = measurable(kind, columns, kwargs)
         return OfKey(None if on is None else on.fields, cls.read(kind))

@@ -86,7 +86,7 @@ class Refine:
     Exact percentiles: the first pass brackets the answer (``percentile_approx``), the refining
     aggregate counts and collects the few values in the bracket, and ``value`` reads the exact
     answer from them. Every refining aggregate of a batch shares one ``df.agg`` (DEVELOPERS.md,
-    "Exact percentiles").
+    "Exact percentiles"); the brackets have one of their own (:attr:`SparkKind.object_aggregate`).
     """
 
     aggregate: Callable[[On, Any], Column]
@@ -117,6 +117,11 @@ class SparkKind:
     of_key: Callable[[KeyCounts], int] | None = None
     """For a :attr:`Pass.SECOND` kind, its value from its key's counts, which the run reads instead of
     :attr:`aggregate` (the gate still decides with that)."""
+    object_aggregate: bool = False
+    """Its aggregate is a Spark object aggregate (``percentile_approx``): in the shared first ``df.agg`` it
+    would turn the whole pass into an object hash aggregate, which has no whole-stage generated code and
+    generates every aggregate's projections again in each task, so the run gives it a ``df.agg`` of its own
+    beside that one. (A refining aggregate stays in the second ``df.agg``, which holds few others.)"""
 
 
 def spark_of(kind: Kind | MetricKind) -> SparkKind:
@@ -280,6 +285,7 @@ SPARK: Mapping[MetricKind, SparkKind] = {
             lambda on: Q.exact(on.column, _fraction(on.metric)),
             result_type=_ORDER_STATISTICS,
         ),
+        object_aggregate=True,
     ),
     MetricKind.MIN_LENGTH: _statistic(_length("min")),
     MetricKind.MAX_LENGTH: _statistic(_length("max")),

@@ -1,8 +1,9 @@
 """Exact percentiles (DuckDB's ``QUANTILE_CONT``, SPEC §1) without sorting the batch once per percentile.
 
-Two looks at the data. The shared first pass holds :func:`bracket`: ``percentile_approx`` at
-``p ± MARGIN``, two values whose ranks are at most ``n / ACCURACY`` from the asked ones, so the
-exact order statistics around ``(n - 1) · p`` lie between them. One more ``df.agg``, shared by
+Two looks at the data. The first pass holds :func:`bracket` (in a ``df.agg`` of the brackets' own,
+beside the shared one): ``percentile_approx`` at ``p ± MARGIN``, two values whose ranks are at most
+``n / ACCURACY`` from the asked ones, so the exact order statistics around ``(n - 1) · p`` lie
+between them. One more ``df.agg``, shared by
 every percentile of the batch, holds :func:`order_statistics`: the count of values below the
 bracket, the counts of values equal to its bounds (ties are counted, never collected), the sorted
 values strictly inside it (about ``6 n / ACCURACY`` at most) and the nearest value on either side.

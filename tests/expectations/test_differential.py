@@ -29,6 +29,7 @@ from dqx_gx.spark import quantiles
 from tests.documents import odcs_document
 from tests.expectations.test_orders_contract import NOW
 from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
+from tests.spark_plans import executed_plans
 
 UTC = dt.UTC
 NAN = float("nan")
@@ -454,6 +455,23 @@ def test_percentiles_equal_quantile_cont_on_ties_nan_and_infinities(spark: Spark
     frame = spark.createDataFrame(rows, ", ".join(f"{n} double" for n in names)).repartition(3)
     table = pa.table({n: pa.array(v, type=pa.float64()) for n, v in SMALL_VALUES.items()})
     assert not _differences(_percentile_rules(names), frame, table)
+
+
+def test_the_brackets_leave_the_shared_first_pass_which_keeps_sparks_generated_code(spark: SparkSession) -> None:
+    """``percentile_approx`` in the shared first ``df.agg`` would make the whole pass an object hash aggregate
+    (no whole-stage generated code; every aggregate's projections generated again in each task): the
+    brackets have a ``df.agg`` of their own, every other first-pass aggregate keeps Spark's generated code,
+    and the values stay DuckDB's."""
+    names = list(SMALL_VALUES)
+    rows = list(zip(*SMALL_VALUES.values(), strict=True))
+    frame = spark.createDataFrame(rows, ", ".join(f"{n} double" for n in names)).repartition(3)
+    table = pa.table({n: pa.array(v, type=pa.float64()) for n, v in SMALL_VALUES.items()})
+    with executed_plans(spark, "percentiles and the shared first pass") as plans:
+        assert not _differences(_percentile_rules(names), frame, table)
+    brackets = [p for p in plans if "percentile_approx" in p]
+    shared = [p for p in plans if "HashAggregate" in p and "percentile_approx" not in p and "collect_list" not in p]
+    assert len(brackets) == 1 and "ObjectHashAggregate" in brackets[0]
+    assert shared and not [p for p in shared if "ObjectHashAggregate" in p]
 
 
 @pytest.mark.slow  # a 240,000-row batch
