@@ -212,14 +212,13 @@ def resolve_metric_bundles(
             if isinstance(configuration.metric_fn, apart):
                 domain = IDDict(configuration.compute_domain_kwargs or {})
                 domains.setdefault(domain.to_id(), []).append(configuration)
-        queries = [
-            partial(_values_of, [configurations[i] for i in positions], run)
-            for configurations in domains.values()
-            for positions, run in resolve_apart(
-                engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {})),
-                [c.metric_fn for c in configurations],
-            )
-        ]
+        queries = []
+        for configurations in domains.values():
+            df = engine.get_domain_records(domain_kwargs=IDDict(configurations[0].compute_domain_kwargs or {}))
+            asked = resolve_apart(df, [c.metric_fn for c in configurations])
+            if sorted(i for positions, _ in asked for i in positions) != list(range(len(configurations))):
+                raise ValueError(f"resolve_apart must answer each partial set apart once: {asked}")
+            queries += [partial(_values_of, [configurations[i] for i in p], run) for p, run in asked]
         if not queries:
             return resolve(ordered)
         beside = kept_thread(queries[0])

@@ -80,7 +80,7 @@ class BatchGate:
 
     def _verdict(self, batch: DataFrame, batch_id: int) -> ContractRun:
         if self.context is None:  # one GX context for every batch of the stream, holding no results
-            self.context = ephemeral_context(keeps_results=False)
+            self.context = ephemeral_context(keep_results=False)
         moment = run_moment(None)
         run = run_contract(
             self.contract,

@@ -16,6 +16,7 @@ import sys
 import textwrap
 import threading
 import time
+from concurrent import futures
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -336,6 +337,27 @@ def test_while_another_runs_grouping_has_the_thread_the_keys_run_after_the_bundl
     me = threading.get_ident()
     assert engine.threads == ["bundle", me, ("keys", me)]
     assert sorted(resolved.values()) == ["aggregate", "key"]
+
+
+def test_the_kept_thread_is_free_again_once_its_work_has_returned() -> None:
+    """A run hands it work twice in a row (the brackets' ``df.agg``, then the key grouping): waiting for the
+    first must leave the thread free for the second, else the grouping would run after its bundle."""
+    for attempt in range(200):
+        first = threads.kept_thread(lambda: "first")
+        assert first is not None
+        futures.wait([first])
+        second = threads.kept_thread(lambda: "second")
+        assert second is not None, f"the thread was still taken after attempt {attempt}'s first work returned"
+        assert (first.result(), second.result()) == ("first", "second")
+
+
+def test_a_partial_set_apart_that_no_query_answers_is_refused_not_dropped() -> None:
+    started = threading.Event()
+    started.set()
+    engine = _Recording(started)
+    resolve_metric_bundles(engine, _Apart, lambda df, partials: [([0], lambda: ["key"])])
+    with pytest.raises(ValueError, match="resolve_apart must answer each partial set apart once"):
+        engine.resolve_metric_bundle([_partial("a.key", _Apart()), _partial("b.key", _Apart())])
 
 
 class _Own(_Apart):

@@ -1,4 +1,4 @@
-"""GX metrics for the declared kinds, computed by Spark in at most two aggregate passes and a grouping.
+"""GX metrics for the declared kinds, computed by Spark in two levels of aggregates and a grouping.
 
 Every kind's aggregate is a *table-domain aggregate partial*. GX bundles partials
 that share a compute domain and a graph level into one ``df.agg``
@@ -228,14 +228,14 @@ class Aggregate(TableMetricProvider):
 @dataclass(frozen=True)
 class OfKey:
     """A key-based metric's partial: instead of a column of the shared ``df.agg``, what it reads from
-    its key's counts (:func:`of_keys`)."""
+    its key's counts (:func:`apart_queries`)."""
 
     key: Key | None
     """None: a column it cannot measure (the value is None; the expectation says why)."""
     read: Callable[[KeyCounts], int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # a Column has no equality of its own
 class OwnAggregate:
     """An object aggregate's partial (:attr:`~dqx_gx.spark.kinds.SparkKind.object_aggregate`): instead of a
     column of the shared ``df.agg``, one of a ``df.agg`` of the bundle's object aggregates."""

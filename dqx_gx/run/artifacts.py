@@ -63,11 +63,11 @@ def quiet_context(context: AbstractDataContext) -> AbstractDataContext:
 _THROWN_AWAY: weakref.WeakSet[AbstractDataContext] = weakref.WeakSet()
 
 
-def ephemeral_context(*, keeps_results: bool = True) -> AbstractDataContext:
+def ephemeral_context(*, keep_results: bool = True) -> AbstractDataContext:
     """A fresh in-memory GX context: nothing is written to disk. One that only dqx-gx holds
-    (``keeps_results=False``) stores no validation results (:func:`keeps_results`)."""
+    (``keep_results=False``) stores no validation results (:func:`keeps_results`)."""
     context = quiet_context(gx.get_context(mode="ephemeral"))
-    if not keeps_results:
+    if not keep_results:
         _THROWN_AWAY.add(context)
     return context
 

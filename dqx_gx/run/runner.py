@@ -116,7 +116,7 @@ def run_contract(
         _require_declared_schema(contract, Columns.of(dataframe))
     references = with_the_batch(contract, dataframe, references)
     build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
-    context = context or ephemeral_context(keeps_results=data_docs)  # its docs are built from its results
+    context = context or ephemeral_context(keep_results=data_docs)  # its docs are built from its results
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
     # before the docs swap: GX saves the project's configuration when install adds the datasource
     artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)

@@ -18,8 +18,8 @@ from pyspark.sql import DataFrame
 T = TypeVar("T")
 
 _KEPT = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dqx-gx-kept")
-"""The thread for work run beside the caller's (a bundle's key grouping), kept: PySpark pins a JVM thread
-and a gateway connection to each Python thread."""
+"""The thread for work run beside the caller's (a bundle's key grouping, the brackets' ``df.agg``), kept:
+PySpark pins a JVM thread and a gateway connection to each Python thread."""
 _KEPT_FREE = threading.Lock()
 
 
@@ -28,13 +28,19 @@ def kept_thread(work: Callable[[], T]) -> futures.Future[T] | None:
     work has the thread (or the interpreter is shutting down): the caller then runs it itself."""
     if not _KEPT_FREE.acquire(blocking=False):
         return None
+    context = contextvars.copy_context()
+
+    def run() -> T:
+        try:
+            return context.run(work)
+        finally:  # before its future is done: a caller that waited for it finds the thread free
+            _KEPT_FREE.release()
+
     try:
-        started = _KEPT.submit(contextvars.copy_context().run, work)
+        return _KEPT.submit(run)
     except RuntimeError:
         _KEPT_FREE.release()
         return None
-    started.add_done_callback(lambda _: _KEPT_FREE.release())
-    return started
 
 
 def as_caller(df: DataFrame, work: Callable[[], T]) -> Callable[[], T]:

@@ -194,24 +194,39 @@ def test_one_key_of_seventy_columns_is_grouped_plainly(spark: SparkSession) -> N
     assert (result.observed, result.rows_marked, result.assertion.status) == (1, 2, "FAILED")
 
 
-def test_the_key_grouping_runs_in_the_callers_job_group(spark: SparkSession, orders: Any) -> None:
-    """The key grouping runs on a thread of its own, beside the run's other aggregate; a job the caller groups
-    (to cancel it, say) or puts in a scheduler pool has it too."""
+def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: SparkSession) -> None:
+    """The key grouping and the percentiles' brackets run on a thread of their own, beside the run's other
+    aggregates; a job the caller groups (to cancel it, say) or puts in a scheduler pool has them too."""
     sc = spark.sparkContext
     tracker, bus = sc.statusTracker(), sc._jsc.sc().listenerBus()  # type: ignore[union-attr]
     frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
+    p90 = {"check": "percentile", "column": "total_amount", "percentile": 0.9, "mustBeGreaterThan": 0}
+    contract = one_table(
+        [
+            {"name": "order_id", "logicalType": "integer", "unique": True},
+            {
+                "name": "total_amount",
+                "quality": [{"name": "p90", "type": "custom", "engine": "dqx", "implementation": p90}],
+            },
+        ]
+    )
     bus.waitUntilEmpty()
     ungrouped = set(tracker.getJobIdsForGroup(None))
     sc.setJobGroup("dqx-gx-test", "a contract run")
     try:
-        run = run_contract(orders, frame, now="2026-11-22T12:00:00Z")
+        run = run_contract(contract, frame, now="2026-11-22T12:00:00Z")
     finally:
         for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
             sc.setLocalProperty(key, None)  # type: ignore[arg-type]  # PySpark clears a property with None
     bus.waitUntilEmpty()
-    assert any(r.rule.name == "composite_key_unique" and r.assertion.status == "PASSED" for r in run.rule_results)
+    assert {r.rule.name: r.assertion.status for r in run.rule_results} == {
+        "order_id is unique": "PASSED",
+        "p90": "PASSED",
+        "order_id has type integer": "PASSED",
+        "total_amount exists": "PASSED",
+    }
     assert set(tracker.getJobIdsForGroup(None)) - ungrouped == set()
-    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 3  # the first pass (2 jobs) and the grouping
+    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 5  # the first pass, the brackets, the grouping
 
 
 def test_as_caller_carries_the_calling_threads_job_properties_and_tags(spark: SparkSession) -> None:
