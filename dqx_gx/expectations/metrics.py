@@ -250,9 +250,10 @@ def apart_queries(df: DataFrame, wanted: list[OfKey | OwnAggregate]) -> list[gx_
     on whatever thread it is handed to with the caller's Spark job properties."""
     of_keys = [i for i, of in enumerate(wanted) if isinstance(of, OfKey)]
     own = [i for i, of in enumerate(wanted) if isinstance(of, OwnAggregate)]
+    keyed = [of for of in wanted if isinstance(of, OfKey)]
+    columns = [of.column for of in wanted if isinstance(of, OwnAggregate)]
 
     def counted() -> list[int | None]:
-        keyed = [of for of in wanted if isinstance(of, OfKey)]
         counts: dict[Key, KeyCounts] = {}
         for keys in in_groupings(tuple(dict.fromkeys(of.key for of in keyed if of.key is not None))):
             query = BUILT.get((key_query, type(df), keys), partial(key_query, keys))
@@ -260,7 +261,7 @@ def apart_queries(df: DataFrame, wanted: list[OfKey | OwnAggregate]) -> list[gx_
         return [None if of.key is None else of.read(counts[of.key]) for of in keyed]
 
     def aggregated() -> list[Any]:
-        (row,) = df.agg(*(of.column for of in wanted if isinstance(of, OwnAggregate))).collect()
+        (row,) = df.agg(*columns).collect()
         return [convert_to_json_serializable(value) for value in row]  # as GX's bundle does
 
     queries: list[gx_private.ApartQuery] = []

@@ -329,7 +329,7 @@ def test_a_streams_own_context_keeps_no_result_and_a_given_one_keeps_each_batchs
 def test_a_run_stores_its_result_in_its_own_context_only_for_data_docs(
     spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stored: list[str] = []
+    stored: list[int] = []
     store = ValidationResultsStore.set
 
     def recorded_set(self: ValidationResultsStore, key: Any, value: Any, **kwargs: Any) -> Any:
