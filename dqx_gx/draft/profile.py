@@ -50,6 +50,7 @@ from pyspark.sql.types import (
 
 from dqx_gx.draft.stats import ColumnStats, Profile, Shape
 from dqx_gx.rules import rule as rules
+from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import spark_column, type_text
 from dqx_gx.spark.types import type_mismatch
 
@@ -108,7 +109,7 @@ def profile(
         frame = frame.sample(fraction=sample, seed=SEED)
     fields = frame.schema.fields
     say(f"measuring {len(fields)} columns in one pass")
-    first = frame.agg(F.count(F.lit(1)).alias("rows"), *_first_pass(fields)).first()
+    first = frame.agg(*_first_pass(fields)).first()
     assert first is not None  # an aggregate without grouping has one row
     measured = first.asDict()
     rows = int(measured["rows"])
@@ -117,9 +118,7 @@ def profile(
     second: dict[str, Any] = {}
     if exact or small:
         say(f"checking {len(exact)} possible key(s) exactly and {len(small)} value set(s)")
-        aggregates = [F.count_distinct(spark_column(f)).alias(f"{i}_distinct") for i, f in exact]
-        aggregates += [F.collect_set(spark_column(f)).alias(f"{i}_values") for i, f in small]
-        found = frame.agg(*aggregates).first()
+        found = frame.agg(*_second_pass(exact, small)).first()
         assert found is not None
         second = found.asDict()
     columns = tuple(
@@ -128,8 +127,9 @@ def profile(
     return Profile(rows=rows, columns=columns, sample=sample)
 
 
+@without_call_sites()
 def _first_pass(fields: list[StructField]) -> list[Column]:
-    aggregates: list[Column] = []
+    aggregates = [F.count(F.lit(1)).alias("rows")]
     for i, field in enumerate(fields):
         c, dt = spark_column(field), field.dataType
         aggregates.append(F.count_if(c.isNull()).alias(f"{i}_nulls"))
@@ -142,6 +142,12 @@ def _first_pass(fields: list[StructField]) -> list[Column]:
         if isinstance(dt, _KEYS):
             aggregates.append(F.approx_count_distinct(c, RELATIVE_ERROR).alias(f"{i}_estimate"))
     return aggregates
+
+
+@without_call_sites()
+def _second_pass(exact: list[tuple[int, StructField]], small: list[tuple[int, StructField]]) -> list[Column]:
+    aggregates = [F.count_distinct(spark_column(f)).alias(f"{i}_distinct") for i, f in exact]
+    return aggregates + [F.collect_set(spark_column(f)).alias(f"{i}_values") for i, f in small]
 
 
 def _bound(extreme: Column, data_type: DataType) -> Column:

@@ -27,6 +27,7 @@ from dqx_gx.kinds import kind_of
 from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError, Verdict
 from dqx_gx.rules.rule import MetricRule, Rule
+from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.marks import Marked, RowCheck, RowRule, marked, row_rules
 from dqx_gx.spark.references import References, with_the_batch
@@ -180,6 +181,7 @@ def _marked(
     return marked(dataframe, rules, keys_repeat=keys_repeat)
 
 
+@without_call_sites()
 def _annotated(gate: Marked, verdict: Verdict | None, *, streaming: bool) -> DataFrame:
     """The marks of ``gate`` placed: errors for the P0 rules that fail on the batch, warnings for the rest."""
     frame = gate.frame

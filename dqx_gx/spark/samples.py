@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
+from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.marks import marked, row_rules
 from dqx_gx.spark.references import References
@@ -68,15 +69,17 @@ def failed_row_samples(
                 fields[name] = field
         shown[check.rule.id] = tuple(wanted)
     order = list(fields)
-    row_hash = F.xxhash64(*[spark_column(fields[n]).cast("string") for n in order]) if order else F.lit(0)
-    bucket = F.pmod(row_hash, F.lit(_BUCKETS))
-    picks = [
-        (check.marked & _kept(bucket, counts[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
-        for i, check in enumerate(checks)
-    ]
-    values = [_value(columns, fields[n], secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
-    picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
-    rows = gate.frame.select(*picks, *values, bucket.alias(_BUCKET)).where(picked_by_any).collect()
+    with without_call_sites():
+        row_hash = F.xxhash64(*[spark_column(fields[n]).cast("string") for n in order]) if order else F.lit(0)
+        bucket = F.pmod(row_hash, F.lit(_BUCKETS))
+        picks = [
+            (check.marked & _kept(bucket, counts[check.rule.id], limit)).alias(f"_dqx_pick_{i}")
+            for i, check in enumerate(checks)
+        ]
+        values = [_value(columns, fields[n], secret).alias(f"_dqx_value_{k}") for k, n in enumerate(order)]
+        picked_by_any = reduce(operator.or_, [F.col(f"_dqx_pick_{i}") for i in range(len(checks))])
+        query = gate.frame.select(*picks, *values, bucket.alias(_BUCKET)).where(picked_by_any)
+    rows = query.collect()
     # whatever order the plan (a join) gives: the same rows shown, here or on Spark Connect
     rows.sort(key=lambda row: (row[_BUCKET], *(_text_order(row[f"_dqx_value_{k}"]) for k in range(len(order)))))
     samples: dict[str, Detail] = {}

@@ -1,0 +1,119 @@
+"""PySpark's record of where each expression was built, off while dqx-gx builds its own
+(dqx_gx/spark/call_sites.py): the private switch it turns, what turning it changes, and that no call site is
+recorded from dqx-gx's code in a contract's first run, the row gate or a draft's profile."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from pathlib import Path
+
+import pyspark.errors.utils as pyspark_errors
+import pytest
+from pyspark.errors import ArithmeticException
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from dqx_gx import run_contract
+from dqx_gx.draft.profile import profile
+from dqx_gx.expectations.built import BUILT, BuiltColumns
+from dqx_gx.rows import annotate_rows
+from dqx_gx.spark.call_sites import without_call_sites
+from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
+
+SWITCH = "_enable_debugging_cache"
+
+
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PySpark's recording on, as a session with its default settings has it."""
+    monkeypatch.setattr(pyspark_errors, SWITCH, True)
+
+
+@pytest.fixture
+def recorded_from(recording: None, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The file and line that called each column function whose call site PySpark records (it still records
+    them)."""
+    callers: list[str] = []
+    capture = pyspark_errors._capture_call_site
+
+    def recorded(depth: int) -> str:
+        outside = [f for f in traceback.extract_stack() if "/pyspark/" not in f.filename and f.filename != __file__]
+        callers.append(f"{outside[-1].filename}:{outside[-1].lineno}")
+        return capture(depth)
+
+    monkeypatch.setattr(pyspark_errors, "_capture_call_site", recorded)
+    return callers
+
+
+def division_error(spark: SparkSession, quotient: Column) -> str:
+    with pytest.raises(ArithmeticException) as raised:
+        spark.range(3).select(quotient).collect()
+    return str(raised.value)
+
+
+def test_an_expression_built_inside_names_no_line_of_its_builder(spark: SparkSession, recording: None) -> None:
+    here = f"{Path(__file__).name}:"
+    outside = F.col("id") / F.lit(0)
+    with without_call_sites():
+        inside = F.col("id") / F.lit(0)
+    assert here in division_error(spark, outside)
+    assert here not in division_error(spark, inside)
+
+
+def test_the_switch_is_put_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    for before in (None, True):
+        monkeypatch.setattr(pyspark_errors, SWITCH, before)
+        with without_call_sites():
+            with without_call_sites():
+                assert getattr(pyspark_errors, SWITCH) is False
+            assert getattr(pyspark_errors, SWITCH) is False  # the outer use still builds
+        assert getattr(pyspark_errors, SWITCH) is before
+        with pytest.raises(LookupError, match="while building"), without_call_sites():
+            raise LookupError("while building")
+        assert getattr(pyspark_errors, SWITCH) is before
+
+
+def test_uses_on_two_threads_that_overlap_share_the_switch(recording: None) -> None:
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[object] = []
+
+    def first() -> None:
+        with without_call_sites():
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(10)
+        with without_call_sites():
+            second_in.set()
+            first_out.wait(10)
+            seen.append(getattr(pyspark_errors, SWITCH))  # the first one ended: still off for this one
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert seen == [False]
+    assert getattr(pyspark_errors, SWITCH) is True
+
+
+def test_kept_expressions_are_built_with_the_recording_off(recording: None) -> None:
+    assert BuiltColumns().get("key", pyspark_errors.is_debugging_enabled) is False
+    assert pyspark_errors.is_debugging_enabled() is True
+
+
+def test_no_call_site_is_recorded_from_dqx_gx_in_a_first_run_the_gate_or_a_draft(
+    spark: SparkSession, recorded_from: list[str]
+) -> None:
+    contract, frame = every_row_level_kind(), spark.createDataFrame(awkward_rows(), DDL)
+    references: dict[str, DataFrame] = statuses(spark)
+    F.col("id")  # the spy sees what PySpark records
+    assert len(recorded_from) == 1
+    BUILT.clear()
+    run = run_contract(contract, frame, references=references)
+    annotate_rows(contract, frame, verdict=run, references=references)
+    profile(frame, max_values=10)
+    assert [caller for caller in recorded_from if "/dqx_gx/" in caller] == []
