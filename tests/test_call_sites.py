@@ -1,6 +1,7 @@
 """PySpark's record of where each expression was built, off while dqx-gx builds its own
 (dqx_gx/spark/call_sites.py): the private switch it turns, what turning it changes, and that no call site is
-recorded from dqx-gx's code in a contract's first run, the row gate or a draft's profile."""
+recorded from dqx-gx's code in a contract's first run, the row gate, the outputs, a CSV batch's casts or a
+draft's profile."""
 
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ from pyspark.errors import ArithmeticException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from dqx_gx import run_contract
+from dqx_gx import read_data, run_contract
 from dqx_gx.draft.profile import profile
 from dqx_gx.expectations.built import BUILT, BuiltColumns
 from dqx_gx.rows import annotate_rows
+from dqx_gx.rows.choices import Output
+from dqx_gx.rows.gate import gated
+from dqx_gx.rows.outputs import write_split
 from dqx_gx.spark.call_sites import without_call_sites
+from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
 
 SWITCH = "_enable_debugging_cache"
@@ -76,26 +81,28 @@ def test_the_switch_is_put_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_uses_on_two_threads_that_overlap_share_the_switch(recording: None) -> None:
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    waited: list[bool] = []
     seen: list[object] = []
 
     def first() -> None:
         with without_call_sites():
             first_in.set()
-            second_in.wait(10)
+            waited.append(second_in.wait(30))
         first_out.set()
 
     def second() -> None:
-        first_in.wait(10)
+        waited.append(first_in.wait(30))
         with without_call_sites():
             second_in.set()
-            first_out.wait(10)
+            waited.append(first_out.wait(30))
             seen.append(getattr(pyspark_errors, SWITCH))  # the first one ended: still off for this one
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(10)
+        thread.join(30)
+    assert waited == [True, True, True]  # the two uses did overlap
     assert seen == [False]
     assert getattr(pyspark_errors, SWITCH) is True
 
@@ -116,4 +123,23 @@ def test_no_call_site_is_recorded_from_dqx_gx_in_a_first_run_the_gate_or_a_draft
     run = run_contract(contract, frame, references=references)
     annotate_rows(contract, frame, verdict=run, references=references)
     profile(frame, max_values=10)
+    assert [caller for caller in recorded_from if "/dqx_gx/" in caller] == []
+
+
+def test_no_call_site_is_recorded_from_dqx_gx_for_a_csv_batch_gated_and_written(
+    spark: SparkSession, recorded_from: list[str], tmp_path: Path
+) -> None:
+    contract = one_table(
+        [{"name": "id", "logicalType": "integer", "unique": True}, {"name": "note", "logicalType": "string"}]
+    )
+    (tmp_path / "batch.csv").write_text("id,note\n1,a\n2,b\n2,c\nx,d\n")
+    F.col("id")
+    assert len(recorded_from) == 1
+    batch = read_data(spark, contract, path=str(tmp_path / "batch.csv"))  # cast from text
+    with gated(contract, batch) as gate:
+        run = run_contract(contract, gate.batch)
+        written = write_split(
+            gate.annotated(run), Output(str(tmp_path / "v")), Output(str(tmp_path / "q")), "csv", overwrite=False
+        )
+    assert [w.rows for w in written] == [1, 3]  # the repeated id's rows and the one that did not cast
     assert [caller for caller in recorded_from if "/dqx_gx/" in caller] == []

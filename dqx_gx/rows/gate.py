@@ -87,6 +87,7 @@ def split_rows(
     return split_annotated(annotated)
 
 
+@without_call_sites()
 def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
     """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one).
 
@@ -136,7 +137,8 @@ def gated(
     if cache:
         flags = {f"_dqx_mark_{i}": check.marked for i, check in enumerate(found.checks)}
         cached = found.frame.withColumns(flags).drop(*found.hidden).persist(StorageLevel.MEMORY_AND_DISK)
-        checks = tuple(replace(c, marked=F.col(flag)) for c, flag in zip(found.checks, flags, strict=True))
+        with without_call_sites():
+            checks = tuple(replace(c, marked=F.col(flag)) for c, flag in zip(found.checks, flags, strict=True))
         held, gate = [cached], Gated(cached.drop(*flags), Marked(cached, checks, tuple(flags)))
     else:
         held = [keys.persist(StorageLevel.MEMORY_AND_DISK) for keys in found.repeated_keys]  # computed when read

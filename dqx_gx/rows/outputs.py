@@ -24,6 +24,7 @@ from pyspark.sql.types import ArrayType, MapType, StructType
 
 from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import split_annotated
+from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import spark_column
 
 _INSTANT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
@@ -65,7 +66,7 @@ def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, 
         moves = [staged.enter_context(_staged(output)) for _, output in frames]
         for (frame, output), target in zip(frames, moves, strict=True):
             counted = Observation()
-            rows = _writable(frame, write_format).observe(counted, F.count(F.lit(1)).alias("rows"))
+            rows = _to_write(frame, write_format, counted)
             writer = rows.write.format(write_format).options(**_OPTIONS.get(write_format, {}))
             if target is None:  # not local: Spark's commit protocol
                 writer.mode("overwrite" if overwrite else "error").save(output.path)
@@ -104,14 +105,16 @@ def _replace(written: Path, target: Path) -> None:
         old.unlink()
 
 
-def _writable(frame: DataFrame, write_format: str) -> DataFrame:
-    """CSV holds no arrays, maps or structs (the annotation columns among them): they are written as JSON text."""
-    if write_format != "csv":
-        return frame
-    nested = (ArrayType, MapType, StructType)
-    return frame.select(
-        *[
-            F.to_json(spark_column(f)).alias(f.name) if isinstance(f.dataType, nested) else spark_column(f)
-            for f in frame.schema.fields
-        ]
-    )
+@without_call_sites()
+def _to_write(frame: DataFrame, write_format: str, counted: Observation) -> DataFrame:
+    """``frame`` as written, its rows counted into ``counted``. CSV holds no arrays, maps or structs (the
+    annotation columns among them): they are written as JSON text."""
+    if write_format == "csv":
+        nested = (ArrayType, MapType, StructType)
+        frame = frame.select(
+            *[
+                F.to_json(spark_column(f)).alias(f.name) if isinstance(f.dataType, nested) else spark_column(f)
+                for f in frame.schema.fields
+            ]
+        )
+    return frame.observe(counted, F.count(F.lit(1)).alias("rows"))

@@ -1,16 +1,17 @@
 """dqx-gx's own expressions, built without PySpark recording where they were built.
 
-PySpark records, for each column function called, the caller's file and line (its DataFrame debugging,
+PySpark records, for each column reference and each ``Column`` method called (``F.col``, ``.cast``,
+``.alias``, ``&``, ``>`` …), the caller's file and line (its DataFrame debugging,
 ``spark.python.sql.dataFrameDebugging.enabled``, on by default), so that Spark's error messages can point
 at the line that built a failing expression. On a classic session that costs a walk of the Python stack
-and about ten round trips through Spark's gateway per function called: a 68-rule contract's first run
-made 7,100 gateway calls, 4,000 of them for this (0.79 s with them, 0.58 s without, at 1,000 rows). The
-lines would all be inside dqx-gx, which tells its user nothing, and dqx-gx reports Spark's errors in its
-own words; so it builds its expressions with the recording off. The caller's own expressions keep it.
+and about ten round trips through Spark's gateway per call: a 68-rule contract's first run made 7,100
+gateway calls, 4,000 of them for this (0.79 s with them, 0.58 s without, at 1,000 rows). The lines
+would all be inside dqx-gx, which tells its user nothing about their contract; so dqx-gx builds its
+expressions with the recording off. The caller's own expressions keep it.
 
 The switch is PySpark's private, process-wide cache of that setting (tests/test_call_sites.py pins it).
-While it is off, an expression another thread builds records no line either; it is off only while dqx-gx
-builds expressions (milliseconds, never while a query runs).
+It is off while dqx-gx builds expressions, milliseconds at a time; an expression another thread builds
+meanwhile (the caller's, or one GX builds for a query dqx-gx runs beside it) records no line either.
 """
 
 from __future__ import annotations
