@@ -14,9 +14,10 @@ import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
@@ -36,6 +37,8 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "csv": {"header": "true", "escape": '"', "timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
     "json": {"timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
 }
+_READ_BACK: dict[str, dict[str, str]] = {"csv": {"header": "true", "escape": '"', "multiLine": "true"}}
+"""How an output is read back to count its rows: a CSV field may hold a line break."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ def write_split(
 def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, overwrite: bool) -> list[Written]:
     """Write each frame whole; on any failure nothing of this run is left behind (old outputs kept).
 
-    Each frame's rows are counted by an observation of the write itself (no extra pass).
+    Each frame's rows are counted by an observation of the write itself (no extra pass; read back when a
+    Spark Connect server returned no count).
     """
     written: list[Written] = []
     with contextlib.ExitStack() as staged:
@@ -72,11 +76,22 @@ def write_outputs(frames: list[tuple[DataFrame, Output]], write_format: str, *, 
                 writer.mode("overwrite" if overwrite else "error").save(output.path)
             else:
                 writer.mode("error").save(str(target))  # "error": Spark Connect knows no "errorifexists"
-            written.append(Written(output, int(counted.get["rows"])))
+            written.append(Written(output, _rows_written(counted.get, rows, write_format, str(target or output.path))))
         for (_, output), target in zip(frames, moves, strict=True):
             if target is not None:
                 _replace(target, Path(output.local or output.path))
     return written
+
+
+def _rows_written(observed: Mapping[str, Any], written: DataFrame, write_format: str, path: str) -> int:
+    """The rows the write's observation counted. A Spark Connect server can answer a write before the
+    write's observed metrics are in (when their processing is late, as under load: SPARK-54279, seen with
+    Spark 4.1); the output is then read back from ``path`` and counted, one more job."""
+    rows = observed.get("rows")
+    if rows is None:
+        reader = written.sparkSession.read.format(write_format).options(**_READ_BACK.get(write_format, {}))
+        rows = reader.load(path).count()
+    return int(rows)
 
 
 @contextlib.contextmanager

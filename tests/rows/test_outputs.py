@@ -21,7 +21,7 @@ from dqx_gx import Contract, annotate_rows
 from dqx_gx.cli import main
 from dqx_gx.rows import ERRORS, WARNINGS
 from dqx_gx.rows.choices import Output
-from dqx_gx.rows.outputs import write_split
+from dqx_gx.rows.outputs import _rows_written, write_outputs, write_split
 from tests.conftest import EXAMPLES
 
 CONTRACT = str(EXAMPLES / "orders" / "orders.odcs.yaml")
@@ -224,3 +224,17 @@ def test_orc_written_in_another_time_zone_reads_back_as_the_same_instants(tmp_pa
     written = {r["order_id"]: r["created_at"] for part in parts for r in orc.read_table(str(part)).to_pylist()}
     source = {r["order_id"]: r["created_at"] for r in parquet.read_table(data).to_pylist()}
     assert {k: v.replace(tzinfo=UTC) if v.tzinfo is None else v for k, v in written.items()} == source
+
+
+@pytest.mark.parametrize("write_format", ["csv", "json", "parquet"])
+def test_an_output_is_counted_by_reading_it_back_when_its_write_returned_no_count(
+    spark: SparkSession, tmp_path: Path, write_format: str
+) -> None:
+    """A Spark Connect server can answer a write before its observed metrics are in (SPARK-54279, under load):
+    the output written is counted instead, a CSV field with a line break and a quote still one row."""
+    frame = spark.createDataFrame([(1, 'a "quoted"\nline'), (2, None), (3, "x")], "id int, note string")
+    path = tmp_path / "out"
+    (written,) = write_outputs([(frame, Output(str(path)))], write_format, overwrite=False)
+    assert written.rows == 3  # from the write's own observation
+    assert _rows_written({}, frame, write_format, str(path)) == 3
+    assert _rows_written({"rows": 7}, frame, write_format, str(path)) == 7  # an observed count is taken as is
