@@ -37,8 +37,8 @@ _OPTIONS: dict[str, dict[str, str]] = {
     "csv": {"header": "true", "escape": '"', "timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
     "json": {"timestampFormat": _INSTANT, "timestampNTZFormat": _WALL_CLOCK},
 }
-_READ_BACK: dict[str, dict[str, str]] = {"csv": {"header": "true", "escape": '"', "multiLine": "true"}}
-"""How an output is read back to count its rows: a CSV field may hold a line break."""
+_READ_BACK: dict[str, dict[str, str]] = {"csv": {**_OPTIONS["csv"], "multiLine": "true"}}
+"""How an output is read back to count its rows: as it was written, and a CSV field may hold a line break."""
 
 
 @dataclass(frozen=True)
