@@ -26,6 +26,7 @@ from great_expectations.core.freshness_diagnostics import (
     ValidationDefinitionFreshnessDiagnostics,
 )
 from great_expectations.core.id_dict import IDDict
+from great_expectations.core.metric_function_types import MetricPartialFunctionTypes
 from great_expectations.core.serdes import _IdentifierBundle
 from great_expectations.data_context import AbstractDataContext
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
@@ -44,6 +45,7 @@ from great_expectations.expectations.metrics.map_metric_provider.multicolumn_map
 from great_expectations.expectations.registry import _registered_expectations
 
 from dqx_gx.files import write_atomically
+from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.threads import kept_thread
 
 
@@ -248,13 +250,20 @@ SAMPLE_QUERIES = (
 """GX's Spark functions for a map expectation's sample of unexpected values (``partial_unexpected_list``)."""
 
 
-def answer_empty_samples(engine: ExecutionEngine[Any]) -> None:
-    """Make ``engine`` answer a map expectation's sample of unexpected values with ``[]``, without a query,
-    when the result format asks for none (``partial_unexpected_count: 0``, not ``COMPLETE``; dqx-gx's
-    checkpoints ask for none: its own samples honour sensitive columns).
+def lighter_metric_resolution(engine: ExecutionEngine[Any]) -> None:
+    """Make ``engine`` resolve each level of GX's metric graph without two costs that a run does not need.
 
-    GX asks for the sample whatever the count and builds a ``limit(0)`` query that returns ``[]``: about 80
-    py4j calls per rule with PySpark's call-site capture, 35–45 ms for a run with one to three such rules.
+    * A map expectation's sample of unexpected values is ``[]``, without a query, when the result format
+      asks for none (``partial_unexpected_count: 0``, not ``COMPLETE``; dqx-gx's checkpoints ask for none:
+      its own samples honour sensitive columns). GX asks for the sample whatever the count and builds a
+      ``limit(0)`` query that returns ``[]``: about 80 py4j calls per rule, 35–45 ms for a run with one to
+      three such rules.
+    * The metric partials (GX's ``metric_partial`` functions: map conditions, aggregates; they only build
+      Spark expressions, the bundle's query runs them) are called with PySpark's call-site recording off
+      (:func:`~dqx_gx.spark.call_sites.without_call_sites`): GX's own conditions for ``engine:
+      greatExpectations`` rules otherwise cost about 50 gateway calls per rule, and their recorded lines
+      are inside GX.
+
     Every other metric, and any other result format, goes to GX as before. Only this engine instance changes,
     for as long as GX keeps it (a datasource keeps its engine: plain GX runs on it later get the same answers).
     """
@@ -262,21 +271,36 @@ def answer_empty_samples(engine: ExecutionEngine[Any]) -> None:
         return
     process = engine._process_direct_and_bundled_metric_computation_configurations
 
-    def without_empty_samples(
+    def lighter(
         metric_fn_direct_configurations: list[MetricComputationConfiguration],
         metric_fn_bundle_configurations: list[MetricComputationConfiguration],
     ) -> dict[Any, Any]:
         empty: list[MetricComputationConfiguration] = []
+        partials: list[MetricComputationConfiguration] = []
         direct: list[MetricComputationConfiguration] = []
         for configuration in metric_fn_direct_configurations:
-            (empty if _asks_no_rows(configuration) else direct).append(configuration)
-        resolved = process(
-            metric_fn_direct_configurations=direct, metric_fn_bundle_configurations=metric_fn_bundle_configurations
+            if _asks_no_rows(configuration):
+                empty.append(configuration)
+            else:
+                (partials if _is_partial(configuration) else direct).append(configuration)
+        resolved: dict[Any, Any] = {}
+        if partials:
+            with without_call_sites():
+                resolved = process(metric_fn_direct_configurations=partials, metric_fn_bundle_configurations=[])
+        resolved.update(
+            process(
+                metric_fn_direct_configurations=direct, metric_fn_bundle_configurations=metric_fn_bundle_configurations
+            )
         )
         resolved.update((c.metric_configuration.id, []) for c in empty)
         return resolved
 
-    engine._process_direct_and_bundled_metric_computation_configurations = without_empty_samples  # type: ignore[method-assign]
+    engine._process_direct_and_bundled_metric_computation_configurations = lighter  # type: ignore[method-assign]
+
+
+def _is_partial(configuration: MetricComputationConfiguration) -> bool:
+    """A metric partial: its function builds a Spark expression and runs no query."""
+    return isinstance(getattr(configuration.metric_fn, "metric_fn_type", None), MetricPartialFunctionTypes)
 
 
 def _asks_no_rows(configuration: MetricComputationConfiguration) -> bool:

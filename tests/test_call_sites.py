@@ -143,3 +143,41 @@ def test_no_call_site_is_recorded_from_dqx_gx_for_a_csv_batch_gated_and_written(
         )
     assert [w.rows for w in written] == [1, 3]  # the repeated id's rows and the one that did not cast
     assert [caller for caller in recorded_from if "/dqx_gx/" in caller] == []
+
+
+def test_no_call_site_is_recorded_from_gx_metric_partials_for_its_own_rules(
+    spark: SparkSession, recorded_from: list[str]
+) -> None:
+    """GX's own conditions for ``engine: greatExpectations`` rules are metric partials: built with the recording
+    off too (gx_private.lighter_metric_resolution), and the rules report what GX counts."""
+    gx_rule = {"type": "custom", "engine": "greatExpectations"}
+    contract = one_table(
+        [
+            {
+                "name": "status",
+                "logicalType": "string",
+                "quality": [
+                    {
+                        **gx_rule,
+                        "name": "status set",
+                        "implementation": {"type": "expect_column_values_to_not_be_null"},
+                    },
+                    {
+                        **gx_rule,
+                        "name": "status known",
+                        "implementation": {
+                            "type": "expect_column_values_to_be_in_set",
+                            "kwargs": {"value_set": ["new", "paid"]},
+                        },
+                    },
+                ],
+            }
+        ]
+    )
+    frame = spark.createDataFrame([("new",), ("paid",), ("lost",), (None,)], "status string")
+    F.col("status")
+    assert len(recorded_from) == 1
+    run = run_contract(contract, frame)
+    counts = {r.rule.name: (r.assertion.status, r.assertion.metric.unwrap()) for r in run.rule_results}
+    assert (counts["status set"], counts["status known"]) == (("FAILED", 1.0), ("FAILED", 1.0))
+    assert [caller for caller in recorded_from if "/great_expectations/" in caller or "/dqx_gx/" in caller] == []

@@ -24,8 +24,10 @@ from unittest import mock
 
 import great_expectations as gx
 import great_expectations.expectations as gxe
+import pyspark.errors.utils as pyspark_errors
 import pytest
 from great_expectations.core.batch_definition import BatchDefinition
+from great_expectations.core.metric_function_types import MetricFunctionTypes, MetricPartialFunctionTypes
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import MetricResolutionError
@@ -35,7 +37,7 @@ from great_expectations.execution_engine.execution_engine import ExecutionEngine
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.expectation_configuration import parse_result_format
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
-from great_expectations.expectations.registry import get_renderer_impl
+from great_expectations.expectations.registry import get_metric_provider, get_renderer_impl
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 
@@ -52,11 +54,11 @@ from dqx_gx.gx_private import (
     InstalledCheckpoint,
     InstalledValidationDefinition,
     add_spark_datasource,
-    answer_empty_samples,
     atomic_writes,
     expectations_equal,
     held_for_record,
     just_installed,
+    lighter_metric_resolution,
     registered_expectation_types,
     resolve_metric_bundles,
     run_actions,
@@ -416,8 +418,8 @@ def test_a_sample_of_no_rows_is_answered_without_gx_query_and_only_then(spark: A
     ``_process_direct_and_bundled_metric_computation_configurations`` of the engine instance; answered
     there, GX's sample query never runs. Any other result format still reaches GX's function."""
     engine, other = SparkDFExecutionEngine(persist=False), SparkDFExecutionEngine(persist=False)
-    answer_empty_samples(engine)
-    answer_empty_samples(engine)  # once per engine
+    lighter_metric_resolution(engine)
+    lighter_metric_resolution(engine)  # once per engine
     process = engine._process_direct_and_bundled_metric_computation_configurations
     for query in SAMPLE_QUERIES:
         none = _direct(query, parse_result_format(dict(RESULT_FORMAT)))
@@ -433,8 +435,45 @@ def test_a_sample_of_no_rows_is_answered_without_gx_query_and_only_then(spark: A
     assert "_process_direct_and_bundled_metric_computation_configurations" not in vars(other)
 
 
+def test_gx_metric_partials_are_resolved_with_call_sites_off_and_other_metrics_with_them(spark: Any) -> None:
+    """GX marks a metric partial's function with a ``MetricPartialFunctionTypes`` ``metric_fn_type`` (a
+    ``metric_value`` function with ``MetricFunctionTypes.VALUE``); the partials are called with PySpark's
+    call-site recording off, the value functions (which may run a query) with it as it was."""
+    engine = SparkDFExecutionEngine(persist=False)
+    lighter_metric_resolution(engine)
+    seen: dict[str, bool] = {}
+
+    def recording(name: str, kind: Any) -> MetricComputationConfiguration:
+        def metric_fn() -> str:
+            seen[name] = pyspark_errors.is_debugging_enabled()
+            return name
+
+        metric_fn.metric_fn_type = kind  # type: ignore[attr-defined]
+        metric = MetricConfiguration(f"table.{name}", {}, {})
+        return MetricComputationConfiguration(
+            metric_configuration=metric, metric_fn=metric_fn, metric_provider_kwargs={}
+        )
+
+    configurations = [
+        recording("condition", MetricPartialFunctionTypes.MAP_CONDITION_FN),
+        recording("value", MetricFunctionTypes.VALUE),
+        recording("aggregate", MetricPartialFunctionTypes.AGGREGATE_FN),
+    ]
+    (_, nonnull_condition) = get_metric_provider("column_values.nonnull.condition", engine)
+    (_, row_count_partial) = get_metric_provider("table.row_count.aggregate_fn", engine)
+    assert nonnull_condition.metric_fn_type is MetricPartialFunctionTypes.MAP_CONDITION_FN
+    assert row_count_partial.metric_fn_type is MetricPartialFunctionTypes.AGGREGATE_FN
+    with mock.patch.object(pyspark_errors, "_enable_debugging_cache", True):
+        resolved = engine._process_direct_and_bundled_metric_computation_configurations(
+            metric_fn_direct_configurations=configurations, metric_fn_bundle_configurations=[]
+        )
+        assert pyspark_errors.is_debugging_enabled() is True
+    assert seen == {"condition": False, "value": True, "aggregate": False}
+    assert sorted(resolved.values()) == ["aggregate", "condition", "value"]
+
+
 def test_gx_asks_a_map_rule_for_samples_even_when_none_are_wanted_and_its_query_returns_none(spark: Any) -> None:
-    """Why :func:`answer_empty_samples` exists, and that ``[]`` is GX's own answer: GX's query for the sample
+    """Why :func:`lighter_metric_resolution` exists, and that ``[]`` is GX's own answer: GX's query for the sample
     is ``limit(0)`` with ``partial_unexpected_count: 0`` (no Spark job, but a plan and ~80 py4j calls)."""
     frame = spark.createDataFrame([("x",), (None,)], "c string")
     expectation = gxe.ExpectColumnValuesToNotBeNull(column="c")

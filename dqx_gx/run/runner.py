@@ -20,7 +20,7 @@ from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
-from dqx_gx.run.artifacts import ephemeral_context, install, keeps_results
+from dqx_gx.run.artifacts import ephemeral_context, install, is_thrown_away
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
@@ -142,7 +142,7 @@ def run_contract(
         _complete(checkpoint_result, contract, skipped, found)
     finally:  # a run whose samples failed still stores GX's result as it stands, with its docs and alerts
         with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
-            if keeps_results(context):
+            if not is_thrown_away(context):
                 for result_key, suite_result in checkpoint_result.run_results.items():
                     context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)

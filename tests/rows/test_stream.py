@@ -307,23 +307,31 @@ def test_a_micro_batch_whose_rules_pass_quarantines_nothing(
     assert spark.read.parquet(str(tmp_path / "quarantine")).count() == 0
 
 
-def test_a_streams_own_context_keeps_no_result_and_a_given_one_keeps_each_batchs(spark: SparkSession) -> None:
+def test_a_streams_own_context_keeps_nothing_and_a_given_one_keeps_each_batchs_result(spark: SparkSession) -> None:
     """The context a gate makes for itself would otherwise hold one more validation result every micro-batch
-    (in memory, for as long as the stream runs); each verdict still has its whole GX result."""
+    (in memory, for as long as the stream runs), and store its suite again each batch (a serialising of every
+    rule); each verdict still has its whole GX result, the same as in a context that keeps everything."""
     batch = spark.createDataFrame(GOOD, "id int, status string")
     verdicts: list[BatchVerdict] = []
+    kept: list[BatchVerdict] = []
     own = gate_each_batch(keyed_contract(), on_verdict=verdicts.append)
-    given = gate_each_batch(keyed_contract(), context=ephemeral_context())
+    given = gate_each_batch(keyed_contract(), context=ephemeral_context(), on_verdict=kept.append)
     for batch_id in range(3):
         own(batch, batch_id)
         given(batch, batch_id)
     assert own.context is not None and given.context is not None
     assert own.context.validation_results_store.list_keys() == []
     assert len(given.context.validation_results_store.list_keys()) == 3
+    stored = [
+        (len(c.suites.all()), len(c.validation_definitions.all()), len(c.checkpoints.all()))
+        for c in (own.context, given.context)
+    ]
+    assert stored == [(0, 0, 0), (1, 1, 1)]
     assert [len(v.run.checkpoint_result.run_results) for v in verdicts] == [1, 1, 1]
     assert [[e.success for e in r.results] for v in verdicts for r in v.run.checkpoint_result.run_results.values()] == [
         [True] * 5
     ] * 3
+    assert [v.run.results for v in verdicts] == [v.run.results for v in kept]
 
 
 def test_a_run_stores_its_result_in_its_own_context_only_for_data_docs(
