@@ -1,7 +1,7 @@
 """Benchmark: the fixed cost per rule (issue 25).
 
-Two ratios, each from alternated runs on one SparkSession (medians; the small one also prints the spread of
-its rounds' ratios, and takes at least SMALL_ROUNDS rounds):
+Two ratios, each from alternated runs on one SparkSession (medians, and the spread of one round's ratio;
+the small one takes at least SMALL_ROUNDS rounds):
 
   small   1,000 rows: run_contract with 60 rules / with 20 rules (target ≤ 1.3), the contract run
           again (its aggregate expressions kept from the run before, as on a stream's micro-batches)
@@ -108,6 +108,8 @@ def ratio(costs: dict[str, Costs], top: str, bottom: str) -> str:
     wall = statistics.median(costs[top].wall) / statistics.median(costs[bottom].wall)
     cpu = statistics.median(costs[top].cpu) / statistics.median(costs[bottom].cpu)
     each = [t / b for t, b in zip(costs[top].wall, costs[bottom].wall, strict=True)]
+    if len(each) < 2:
+        return f"wall {wall:.2f}, cpu {cpu:.2f}"
     low, _, high = statistics.quantiles(each, n=4)
     return f"wall {wall:.2f} (a round's ratio {low:.2f}-{high:.2f} between its quartiles), cpu {cpu:.2f}"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent import futures
 from contextvars import ContextVar
@@ -27,6 +28,7 @@ from great_expectations.core.freshness_diagnostics import (
 )
 from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_function_types import MetricPartialFunctionTypes
+from great_expectations.core.owner_resolution import owner_from_batch_definition
 from great_expectations.core.serdes import _IdentifierBundle
 from great_expectations.data_context import AbstractDataContext
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
@@ -75,13 +77,34 @@ def add_spark_datasource(context: AbstractDataContext, name: str) -> SparkDataso
 
 _INSTALLED: ContextVar[frozenset[str]] = ContextVar("dqx_gx_installed", default=frozenset())
 
+_THROWN_AWAY: weakref.WeakSet[AbstractDataContext] = weakref.WeakSet()
+
+
+def throw_away(context: AbstractDataContext) -> None:
+    """Mark ``context`` as one only dqx-gx holds, which nothing reads back (:func:`is_thrown_away`)."""
+    _THROWN_AWAY.add(context)
+
+
+def is_thrown_away(context: AbstractDataContext | None) -> bool:
+    """Whether ``context`` is one dqx-gx made for itself. A run there stores neither its suite, validation
+    definition and checkpoint (they get the ids a store would give, and run as they are) nor its validation
+    result, unless it builds data docs; its installed objects are always fresh there, not only inside
+    :func:`just_installed`, so GX's serialising and comparing of them (``checkpoint_result.dict()``, ``==``)
+    and a second run work as in any context."""
+    return context in _THROWN_AWAY
+
+
+def _unstored(validation: gx.ValidationDefinition) -> bool:
+    return is_thrown_away(owner_from_batch_definition(validation.data))
+
 
 @contextlib.contextmanager
 def just_installed(*items: InstalledCheckpoint | InstalledValidationDefinition | gx.ExpectationSuite) -> Iterator[None]:
     """Inside the block, ``items`` (a checkpoint with its validation definitions, or a suite as the store
     gave it back) answer GX's freshness checks from their ids: dqx-gx has just written them. Outside it
     they ask GX's full check again, so an object kept from an earlier run is compared with what the store
-    holds now, as GX would."""
+    holds now, as GX would (in a context only dqx-gx holds, which stores none of them, they are always fresh:
+    :func:`is_thrown_away`)."""
     ids = {i.id for item in items for i in (item, *getattr(item, "validation_definitions", ())) if i.id}
     token = _INSTALLED.set(_INSTALLED.get() | ids)
     try:
@@ -129,7 +152,7 @@ def _suite_bundle(suite: gx.ExpectationSuite) -> _IdentifierBundle:
     """How a validation definition refers to its suite when stored. GX's ``identifier_bundle`` first reads
     the suite back from its store and compares it whole with this one (about 0.3 ms per rule); a suite
     inside :func:`just_installed` is what the store has just given back."""
-    if suite.id and suite.id in _INSTALLED.get():
+    if suite.id and (suite.id in _INSTALLED.get() or is_thrown_away(suite._owner)):
         return _IdentifierBundle(name=suite.name, id=suite.id)
     return suite.identifier_bundle()
 
@@ -151,7 +174,7 @@ class InstalledValidationDefinition(gx.ValidationDefinition):
         }  # pydantic merges in GX's
 
     def is_fresh(self) -> ValidationDefinitionFreshnessDiagnostics:
-        if self.id and self.id in _INSTALLED.get():
+        if self.id and (self.id in _INSTALLED.get() or _unstored(self)):
             return ValidationDefinitionFreshnessDiagnostics(errors=[])
         return super().is_fresh()
 
@@ -165,7 +188,7 @@ class InstalledCheckpoint(gx.Checkpoint):
     """A checkpoint dqx-gx writes and runs at once, with :class:`InstalledValidationDefinition` s."""
 
     def is_fresh(self) -> CheckpointFreshnessDiagnostics:
-        if not (self.id and self.id in _INSTALLED.get()):
+        if not (self.id and (self.id in _INSTALLED.get() or any(_unstored(v) for v in self.validation_definitions))):
             return super().is_fresh()
         diagnostics = CheckpointFreshnessDiagnostics(errors=[])
         diagnostics.update_with_children(*(v.is_fresh() for v in self.validation_definitions))

@@ -28,6 +28,7 @@ import pyspark.errors.utils as pyspark_errors
 import pytest
 from great_expectations.core.batch_definition import BatchDefinition
 from great_expectations.core.metric_function_types import MetricFunctionTypes, MetricPartialFunctionTypes
+from great_expectations.core.owner_resolution import owner_from_batch_definition
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import MetricResolutionError
@@ -57,6 +58,7 @@ from dqx_gx.gx_private import (
     atomic_writes,
     expectations_equal,
     held_for_record,
+    is_thrown_away,
     just_installed,
     lighter_metric_resolution,
     registered_expectation_types,
@@ -617,6 +619,35 @@ def test_install_refers_to_the_suite_it_stored_without_reading_it_back(orders: A
         ResourceFreshnessAggregateError, match=r"ExpectationSuite .* has changed since it has last been saved"
     ):
         validation.json()
+
+
+def test_a_run_in_a_context_only_dqx_gx_holds_stores_no_artefact_and_gx_can_still_use_them(
+    spark: Any, orders: Any
+) -> None:
+    """Without ``context`` or data docs, the run's own context stores no suite, validation definition or
+    checkpoint; GX's freshness check of each would read its store and fail ("not found"), so there they are
+    always fresh: the checkpoint serialises (its validation definitions as identifier bundles, which ask
+    it), results compare (pydantic compares their ``dict()``) and the checkpoint runs again, alike."""
+    frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "bad.parquet"))
+    run = run_contract(orders, frame, now=MOMENT)
+    checkpoint = run.checkpoint_result.checkpoint_config
+    (validation,) = checkpoint.validation_definitions
+    context = owner_from_batch_definition(validation.data)
+    assert context is not None and is_thrown_away(context)
+    assert (len(context.suites.all()), len(context.validation_definitions.all()), len(context.checkpoints.all())) == (
+        0,
+        0,
+        0,
+    )
+    assert not gx.ExpectationSuite.is_fresh(validation.suite).success  # GX's own check: not in the store
+    assert json.loads(checkpoint.json())["validation_definitions"] == [{"name": validation.name, "id": validation.id}]
+    assert json.loads(validation.json())["suite"] == {"name": validation.suite.name, "id": validation.suite.id}
+    assert run.checkpoint_result == run.checkpoint_result
+    with measured_at(MOMENT):
+        again = checkpoint.run(batch_parameters={"dataframe": frame})
+    (first,), (second,) = run.checkpoint_result.run_results.values(), again.run_results.values()
+    observed = [[(r.success, r.result.get("observed_value")) for r in result.results] for result in (first, second)]
+    assert observed[0] == observed[1] and (False, None) not in observed[0] and not first.success
 
 
 def test_a_checkpoint_kept_from_an_earlier_run_is_checked_by_gx_again(orders: Any) -> None:

@@ -7,7 +7,6 @@ contract twice into a file project changes nothing on disk.
 from __future__ import annotations
 
 import uuid
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -31,8 +30,10 @@ from dqx_gx.gx_private import (
     InstalledValidationDefinition,
     add_spark_datasource,
     atomic_writes,
+    is_thrown_away,
     just_installed,
     registered_expectation_types,
+    throw_away,
 )
 from dqx_gx.notify import NotifyOn, Target
 from dqx_gx.run.alerts import alert_actions
@@ -61,25 +62,16 @@ def quiet_context(context: AbstractDataContext) -> AbstractDataContext:
     return context
 
 
-_THROWN_AWAY: weakref.WeakSet[AbstractDataContext] = weakref.WeakSet()
-
-
 def ephemeral_context(*, keep_results: bool = True) -> AbstractDataContext:
     """A fresh in-memory GX context: nothing is written to disk. One that only dqx-gx holds
-    (``keep_results=False``) keeps nothing a run puts in it (:func:`is_thrown_away`)."""
+    (``keep_results=False``) keeps no suite, validation definition, checkpoint or result of a run
+    (:func:`~dqx_gx.gx_private.is_thrown_away`): storing them is a serialising (and, for the suite, a reading
+    back) of every rule, ~0.3 ms per rule per run, and 10–25 ms for a result, which no one reads there; a
+    stream's context would also hold one more result every micro-batch."""
     context = quiet_context(gx.get_context(mode="ephemeral"))
     if not keep_results:
-        _THROWN_AWAY.add(context)
+        throw_away(context)
     return context
-
-
-def is_thrown_away(context: AbstractDataContext) -> bool:
-    """Whether ``context`` is one dqx-gx made for itself, which nothing reads back: a run there stores neither
-    its suite, validation definition and checkpoint (they get the ids a store would give, :func:`_with_new_ids`)
-    nor its validation result (the run's result is ``ContractRun.checkpoint_result``). Storing them is a
-    serialising (and, for the suite, reading back) of every rule: ~0.5 ms per rule per run, and 10–25 ms for
-    a result; a stream's context would also hold one more result every micro-batch."""
-    return context in _THROWN_AWAY
 
 
 def install(
@@ -96,7 +88,9 @@ def install(
     GX's ``add_or_update`` methods cascade (checkpoint → validation definition →
     suite) and match expectations pairwise, quadratic in the suite size; this
     writes each object once through the context's stores instead. It builds no docs, so the sites
-    keep their configuration, which GX saves with the project when the datasource is added.
+    keep their configuration, which GX saves with the project when the datasource is added. In a
+    context only dqx-gx holds (:func:`~dqx_gx.gx_private.is_thrown_away`) the suite, validation definition
+    and checkpoint get the ids a store would give and are not stored, unless data docs are built from them.
     """
     registers_on_open(context)
     with atomic_writes(context, sites=False):
@@ -113,9 +107,11 @@ def _install(
     notify_on: NotifyOn,
 ) -> Artifacts:
     batch_definition = _batch_definition(context, contract.dataset)
-    suite = _store_suite(context, build.suite)
+    keep = data_docs or not is_thrown_away(context)  # the docs are built from what the stores hold
+    suite = _store_suite(context, build.suite) if keep else _with_new_ids(build.suite)
+    validation = InstalledValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
     with just_installed(suite):  # as the store gave it back: writing the validation definition refers to it
-        validation = _store_validation(context, suite, batch_definition)
+        validation = _kept(keep, context.validation_definitions, context.validation_definition_store, validation)
     actions: list[Any] = [
         DqxGuardAction(
             rule_ids={suite.name: [found for e in suite.expectations if (found := rule_id(e.meta))]},
@@ -131,7 +127,7 @@ def _install(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=dict(RESULT_FORMAT)
     )
     with just_installed(validation):  # writing the checkpoint asks its validation definition
-        return Artifacts(suite, _store_checkpoint(context, checkpoint))
+        return Artifacts(suite, _kept(keep, context.checkpoints, context.checkpoint_store, checkpoint))
 
 
 def registers_on_open(context: AbstractDataContext) -> None:
@@ -175,8 +171,6 @@ def _is_ours(expectation_type: str) -> bool:
 
 def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx.ExpectationSuite:
     """Add or update the suite, keeping the ids of expectations already stored for the same rules."""
-    if is_thrown_away(context):
-        return _with_new_ids(suite)
     try:
         stored = context.suites.get(suite.name)
     except DataContextError:
@@ -189,22 +183,14 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
     return context.suites.get(suite.name)  # as stored, with the ids the store gave new expectations
 
 
-def _store_validation(
-    context: AbstractDataContext, suite: gx.ExpectationSuite, batch_definition: BatchDefinition[Any]
-) -> InstalledValidationDefinition:
-    validation = InstalledValidationDefinition(name=suite.name, data=batch_definition, suite=suite)
-    return _add_or_overwrite(context, context.validation_definitions, context.validation_definition_store, validation)
+def _kept(keep: bool, factory: Any, store: Any, item: Stored) -> Stored:
+    """``item`` as the store now holds it (:func:`_add_or_overwrite`), or, not kept, with new ids."""
+    return _add_or_overwrite(factory, store, item) if keep else _with_new_ids(item)
 
 
-def _store_checkpoint(context: AbstractDataContext, checkpoint: InstalledCheckpoint) -> InstalledCheckpoint:
-    return _add_or_overwrite(context, context.checkpoints, context.checkpoint_store, checkpoint)
-
-
-def _add_or_overwrite(context: AbstractDataContext, factory: Any, store: Any, item: Stored) -> Stored:
+def _add_or_overwrite(factory: Any, store: Any, item: Stored) -> Stored:
     """Add ``item`` (the store gives it its id), or overwrite the stored item of the same name in place,
     keeping its id. Either way ``item`` is what the store now holds: it is returned, not read back."""
-    if is_thrown_away(context):
-        return _with_new_ids(item)
     try:
         stored = factory.get(item.name)
     except DataContextError:

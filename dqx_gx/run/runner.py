@@ -14,13 +14,13 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
-from dqx_gx.gx_private import atomic_writes, held_for_record, just_installed, run_actions
+from dqx_gx.gx_private import atomic_writes, held_for_record, is_thrown_away, just_installed, run_actions
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
-from dqx_gx.run.artifacts import ephemeral_context, install, is_thrown_away
+from dqx_gx.run.artifacts import ephemeral_context, install
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.spark.columns import Columns
@@ -89,8 +89,8 @@ def run_contract(
     ``now`` is the moment freshness is measured from (default: the current
     time, UTC; naive values are UTC). ``key`` gives the result date and tags
     (default: today's date, no tags). ``context`` is any GX context (default: a
-    new ephemeral one, which stores the validation result only for ``data_docs``);
-    the suite, validation definition, checkpoint and result are added to it.
+    new ephemeral one, which keeps the suite, validation definition, checkpoint and result only for
+    ``data_docs``: without, they are reached from the run's ``checkpoint_result``); they are added to it.
     ``strict_schema`` raises :class:`SchemaValidationError` for a missing column, a
     type mismatch or NULLs in a required column instead of reporting failed assertions.
     ``data_docs`` adds GX's UpdateDataDocsAction.
@@ -142,7 +142,7 @@ def run_contract(
         _complete(checkpoint_result, contract, skipped, found)
     finally:  # a run whose samples failed still stores GX's result as it stands, with its docs and alerts
         with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
-            if not is_thrown_away(context):
+            if data_docs or not is_thrown_away(context):
                 for result_key, suite_result in checkpoint_result.run_results.items():
                     context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)
