@@ -54,6 +54,9 @@ expectations an extra Spark job each. Read-only: GX fills in its defaults in the
 class Artifacts:
     suite: gx.ExpectationSuite
     checkpoint: InstalledCheckpoint
+    stored: bool
+    """Whether they are in the context's stores, and so the run's validation result goes there too: not in a
+    context only dqx-gx holds (:func:`~dqx_gx.gx_private.is_thrown_away`), unless data docs are built from it."""
 
 
 def quiet_context(context: AbstractDataContext) -> AbstractDataContext:
@@ -127,7 +130,7 @@ def _install(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=dict(RESULT_FORMAT)
     )
     with just_installed(validation):  # writing the checkpoint asks its validation definition
-        return Artifacts(suite, _kept(keep, context.checkpoints, context.checkpoint_store, checkpoint))
+        return Artifacts(suite, _kept(keep, context.checkpoints, context.checkpoint_store, checkpoint), keep)
 
 
 def registers_on_open(context: AbstractDataContext) -> None:
