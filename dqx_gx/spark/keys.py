@@ -19,6 +19,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField
 
+from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import NESTED_PATH, spark_column
 
 Key = tuple[StructField, ...]
@@ -49,12 +50,21 @@ class KeyQuery:
 
     selected: tuple[Column, ...]
     """Each key column once, under a name of its own."""
-    sets: tuple[tuple[str, ...], ...]
+    grouped_by: tuple[Column, ...]
+    """Every key column under its own name."""
+    grouping_sets: tuple[tuple[Column, ...], ...]
     """The grouping sets: each set of key columns once."""
-    names: tuple[str, ...]
-    sums: tuple[Column, ...]
-    """Per set: its rows, groups, groups without a NULL member, rows of repeated groups, and rows of
-    repeated groups or groups with a NULL member."""
+    per_group: tuple[Column, Column]
+    """Per group its rows and the id of its set (``grouping_id``: a bit per key column, set where the set
+    leaves it out; 0 for a single set)."""
+    set_id: Column
+    per_set: tuple[Column, ...]
+    """Per set, from its groups: its rows, groups, groups without a NULL member, rows of repeated groups,
+    and rows of repeated groups or groups with a NULL member. The same five for every set, the groups
+    grouped by set: five per set in one aggregate made the code Spark generates, compiles and runs grow
+    with the sets."""
+    set_ids: tuple[int, ...]
+    """Each set's id, as ``per_group`` gives it."""
     of_keys: tuple[tuple[int, bool], ...]
     """Per key given: the index of its set, and whether it is one column (NULLs read apart)."""
 
@@ -86,41 +96,53 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
     name = {column: f"_dqx_key_{index}" for index, column in enumerate(columns)}
     of_key = [tuple(sorted({_address(field) for field in key})) for key in keys]
     sets = list(dict.fromkeys(of_key))
-    rows, of_set = F.col("_dqx_rows"), F.col("_dqx_set")
-    sums: list[Column] = []
-    for key_set in sets:
-        # grouping_id: one bit per grouping column, the first the most significant, set where it is left out
-        left_out = sum(1 << (len(columns) - 1 - index) for index, column in enumerate(columns) if column not in key_set)
-        mine = of_set == F.lit(left_out)
-        whole = reduce(operator.and_, [F.col(name[column]).isNotNull() for column in key_set])
-        sums += [
-            F.sum(F.when(mine, rows)),
-            F.count_if(mine),
-            F.count_if(mine & whole),
-            F.sum(F.when(mine & (rows > 1), rows)),
-            F.sum(F.when(mine & ((rows > 1) | ~whole), rows)),
-        ]
+    bit = {column: 1 << (len(columns) - 1 - index) for index, column in enumerate(columns)}
+    rows, set_id = F.col("_dqx_rows"), F.col("_dqx_set")
+
+    def present(column: tuple[str, ...]) -> Column:
+        """In a group: the column is not NULL, or its set leaves it out (one set leaves none out, and a key
+        of more than 63 columns, always one set, has no grouping id)."""
+        not_null = F.col(name[column]).isNotNull()
+        return not_null if len(sets) == 1 else (set_id.bitwiseAND(bit[column]) != 0) | not_null
+
+    whole = reduce(operator.and_, [present(column) for column in columns])  # a group without a NULL member
+    repeated = rows > 1
     return KeyQuery(
         selected=tuple(spark_column(address[column]).alias(name[column]) for column in columns),
-        sets=tuple(tuple(name[column] for column in key_set) for key_set in sets),
-        names=tuple(name.values()),
-        sums=tuple(sums),
+        grouped_by=tuple(F.col(each) for each in name.values()),
+        grouping_sets=tuple(tuple(F.col(name[column]) for column in key_set) for key_set in sets),
+        # one set: a plain grouping (no row expanded, no column limit), no column left out
+        per_group=(
+            F.count(F.lit(1)).alias("_dqx_rows"),
+            (F.lit(0) if len(sets) == 1 else F.grouping_id()).alias("_dqx_set"),
+        ),
+        set_id=set_id,
+        per_set=(
+            F.sum(rows),
+            F.count(F.lit(1)),
+            F.count_if(whole),
+            F.sum(F.when(repeated, rows)),
+            F.sum(F.when(repeated | ~whole, rows)),
+        ),
+        set_ids=tuple(sum(bit[c] for c in columns if c not in key_set) for key_set in sets),
         of_keys=tuple((sets.index(key_set), len(key) == 1) for key_set, key in zip(of_key, keys, strict=True)),
     )
 
 
 def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
     """Each key's numbers over ``df``, in the order the query's keys were given: one query."""
-    if not query.sets:
+    if not query.grouping_sets:
         return []
-    selected = df.select(*query.selected)
-    if len(query.sets) == 1:  # one set: a plain grouping (no row expanded, no column limit), its set id 0
-        counted = selected.groupBy(*query.names).agg(F.count(F.lit(1)).alias("_dqx_rows"), F.lit(0).alias("_dqx_set"))
-    else:
-        groups = selected.groupingSets([list(s) for s in query.sets], *query.names)
-        counted = groups.agg(F.count(F.lit(1)).alias("_dqx_rows"), F.grouping_id().alias("_dqx_set"))
-    found = [int(value or 0) for value in counted.agg(*query.sums).first()]  # type: ignore[union-attr]
-    return [_of_key(found[5 * index : 5 * index + 5], one_column) for index, one_column in query.of_keys]
+    with without_call_sites():  # PySpark's own column references while it puts the query together
+        selected = df.select(*query.selected)
+        if len(query.grouping_sets) == 1:
+            groups = selected.groupBy(*query.grouped_by)
+        else:
+            groups = selected.groupingSets(query.grouping_sets, *query.grouped_by)
+        per_set = groups.agg(*query.per_group).groupBy(query.set_id).agg(*query.per_set)
+    found = {row[0]: [int(value or 0) for value in row[1:]] for row in per_set.collect()}
+    none = [0] * len(query.per_set)  # a set without groups: an empty batch
+    return [_of_key(found.get(query.set_ids[index], none), one_column) for index, one_column in query.of_keys]
 
 
 def _of_key(counts: list[int], one_column: bool) -> KeyCounts:

@@ -15,7 +15,7 @@ from pyspark.sql.types import IntegerType, StructField
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
 from dqx_gx.rules.rule import MetricRule
-from dqx_gx.spark.keys import MAX_COLUMNS, in_groupings, key_counts, key_query
+from dqx_gx.spark.keys import MAX_COLUMNS, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.threads import as_caller
 from tests.conftest import ROOT
 from tests.documents import one_table
@@ -152,6 +152,14 @@ def test_one_grouping_counts_as_count_distinct_does(spark: SparkSession) -> None
         assert counted.distinct == frame.agg(distinct).first()[0], key  # type: ignore[index]
         assert counted.rows == 5
     assert [c.marked for c in counts] == [5, 4, 4, 5]  # one column: the NULL row too
+
+
+def test_on_an_empty_batch_every_key_counts_nothing(spark: SparkSession) -> None:
+    """No groups at all: each set's numbers are zeros (the grouping returns no row for any set)."""
+    frame = spark.createDataFrame([], "x int, s string")
+    x, s = frame.schema.fields
+    assert key_counts(frame, key_query([(x,), (x, s), (s,)])) == [KeyCounts(0, 0, 0)] * 3
+    assert key_counts(frame, key_query([(x, s)])) == [KeyCounts(0, 0, 0)]
 
 
 def test_past_the_columns_one_grouping_takes_the_keys_share_the_fewest_groupings() -> None:
