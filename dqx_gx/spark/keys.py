@@ -19,7 +19,6 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField
 
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import NESTED_PATH, spark_column
 
 Key = tuple[StructField, ...]
@@ -133,13 +132,13 @@ def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
     """Each key's numbers over ``df``, in the order the query's keys were given: one query."""
     if not query.grouping_sets:
         return []
-    with without_call_sites():  # PySpark's own column references while it puts the query together
-        selected = df.select(*query.selected)
-        if len(query.grouping_sets) == 1:
-            groups = selected.groupBy(*query.grouped_by)
-        else:
-            groups = selected.groupingSets(query.grouping_sets, *query.grouped_by)
-        per_set = groups.agg(*query.per_group).groupBy(query.set_id).agg(*query.per_set)
+    # every column is the query's own, built once (no name to resolve, no call site recorded here)
+    selected = df.select(*query.selected)
+    if len(query.grouping_sets) == 1:
+        groups = selected.groupBy(*query.grouped_by)
+    else:
+        groups = selected.groupingSets(query.grouping_sets, *query.grouped_by)
+    per_set = groups.agg(*query.per_group).groupBy(query.set_id).agg(*query.per_set)
     found = {row[0]: [int(value or 0) for value in row[1:]] for row in per_set.collect()}
     none = [0] * len(query.per_set)  # a set without groups: an empty batch
     return [_of_key(found.get(query.set_ids[index], none), one_column) for index, one_column in query.of_keys]
