@@ -62,10 +62,9 @@ class KeyQuery:
     and rows of repeated groups or groups with a NULL member. The same five for every set, the groups
     grouped by set: five per set in one aggregate made the code Spark generates, compiles and runs grow
     with the sets."""
-    set_ids: tuple[int, ...]
-    """Each set's id, as ``per_group`` gives it."""
     of_keys: tuple[tuple[int, bool], ...]
-    """Per key given: the index of its set, and whether it is one column (NULLs read apart)."""
+    """Per key given: the id of its set (as ``per_group`` gives it), and whether it is one column (NULLs read
+    apart)."""
 
 
 MAX_COLUMNS = 63
@@ -123,8 +122,10 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
             F.sum(F.when(repeated, rows)),
             F.sum(F.when(repeated | ~whole, rows)),
         ),
-        set_ids=tuple(sum(bit[c] for c in columns if c not in key_set) for key_set in sets),
-        of_keys=tuple((sets.index(key_set), len(key) == 1) for key_set, key in zip(of_key, keys, strict=True)),
+        of_keys=tuple(
+            (sum(bit[c] for c in columns if c not in key_set), len(key) == 1)
+            for key_set, key in zip(of_key, keys, strict=True)
+        ),
     )
 
 
@@ -141,7 +142,7 @@ def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
     per_set = groups.agg(*query.per_group).groupBy(query.set_id).agg(*query.per_set)
     found = {row[0]: [int(value or 0) for value in row[1:]] for row in per_set.collect()}
     none = [0] * len(query.per_set)  # a set without groups: an empty batch
-    return [_of_key(found.get(query.set_ids[index], none), one_column) for index, one_column in query.of_keys]
+    return [_of_key(found.get(set_id, none), one_column) for set_id, one_column in query.of_keys]
 
 
 def _of_key(counts: list[int], one_column: bool) -> KeyCounts:
