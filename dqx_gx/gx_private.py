@@ -47,7 +47,7 @@ from great_expectations.expectations.metrics.map_metric_provider.multicolumn_map
 from great_expectations.expectations.registry import _registered_expectations
 
 from dqx_gx.files import write_atomically
-from dqx_gx.spark.call_sites import without_call_sites
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.threads import kept_thread
 
 
@@ -283,7 +283,7 @@ def lighter_metric_resolution(engine: ExecutionEngine[Any]) -> None:
       three such rules.
     * The metric partials (GX's ``metric_partial`` functions: map conditions, aggregates; they only build
       Spark expressions, the bundle's query runs them) are called with PySpark's call-site recording off
-      (:func:`~dqx_gx.spark.call_sites.without_call_sites`): GX's own conditions for ``engine:
+      (:func:`~dqx_gx.spark.own_expressions.own_expressions`): GX's own conditions for ``engine:
       greatExpectations`` rules otherwise cost about 50 gateway calls per rule, and their recorded lines
       are inside GX.
 
@@ -308,7 +308,7 @@ def lighter_metric_resolution(engine: ExecutionEngine[Any]) -> None:
                 (partials if _is_partial(configuration) else direct).append(configuration)
         resolved: dict[Any, Any] = {}
         if partials:
-            with without_call_sites():
+            with own_expressions():
                 resolved = process(metric_fn_direct_configurations=partials, metric_fn_bundle_configurations=[])
         resolved.update(
             process(

@@ -50,8 +50,8 @@ from pyspark.sql.types import (
 
 from dqx_gx.draft.stats import ColumnStats, Profile, Shape
 from dqx_gx.rules import rule as rules
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import spark_column, type_text
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.types import type_mismatch
 
 SEED = 20261125
@@ -127,7 +127,7 @@ def profile(
     return Profile(rows=rows, columns=columns, sample=sample)
 
 
-@without_call_sites()
+@own_expressions()
 def _first_pass(fields: list[StructField]) -> list[Column]:
     aggregates = [F.count(F.lit(1)).alias("rows")]
     for i, field in enumerate(fields):
@@ -144,7 +144,7 @@ def _first_pass(fields: list[StructField]) -> list[Column]:
     return aggregates
 
 
-@without_call_sites()
+@own_expressions()
 def _second_pass(exact: list[tuple[int, StructField]], small: list[tuple[int, StructField]]) -> list[Column]:
     aggregates = [F.count_distinct(spark_column(f)).alias(f"{i}_distinct") for i, f in exact]
     return aggregates + [F.collect_set(spark_column(f)).alias(f"{i}_values") for i, f in small]

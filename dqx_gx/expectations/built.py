@@ -3,7 +3,7 @@
 Building a Spark column goes through Spark's gateway: two or three round trips per function
 (``count_if``, ``cast``, ``when`` …), each handled by the JVM, and one more when Python drops the
 object (and about ten more per column reference or ``Column`` method for PySpark's record of where it
-was called, which dqx-gx turns off while it builds: :mod:`dqx_gx.spark.call_sites`). A 68-rule suite
+was called, which dqx-gx turns off while it builds: :mod:`dqx_gx.spark.own_expressions`). A 68-rule suite
 made 6,670 gateway calls per run, and at 1,000 rows the run's CPU time (Python and JVM) fell by about a
 third once they were kept. A contract run again on a batch of the same schema (each micro-batch of a
 stream, a job checking batch after batch) asks for the same expressions: they are kept here, keyed by
@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
-from dqx_gx.spark.call_sites import without_call_sites
+from dqx_gx.spark.own_expressions import own_expressions
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ class BuiltColumns:
             if found is not None:
                 self._columns.move_to_end(key)
                 return found  # type: ignore[no-any-return]
-        with without_call_sites():  # the expressions are dqx-gx's own
+        with own_expressions():  # the expressions are dqx-gx's own
             built = build()
         with self._lock:
             self._columns[key] = built

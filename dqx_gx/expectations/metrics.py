@@ -45,11 +45,11 @@ from dqx_gx.kinds.kind import Param
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
 from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
 from dqx_gx.spark.threads import as_caller
 from dqx_gx.spark.uncast import uncast_count
@@ -88,7 +88,7 @@ def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | Non
     return On(metric, found, tuple(spark_column(f) for f in found))
 
 
-@without_call_sites()
+@own_expressions()
 def on_batch(
     engine: SparkDFExecutionEngine, domain_kwargs: dict[str, Any], kind: Kind, kwargs: dict[str, Any]
 ) -> tuple[DataFrame, On | None]:
@@ -423,7 +423,7 @@ class DistinctValues(TableMetricProvider):
         if on is None:
             return None
         on = replace(on, now=from_micros(metric_value_kwargs["now"]))
-        with without_call_sites():
+        with own_expressions():
             value = spark_of(kind).aggregate(on).alias("value")
             query = df.select(value).where(F.col("value").isNotNull()).distinct()
         return sorted(row[0] for row in query.collect())
@@ -458,7 +458,7 @@ class ReferenceAggregate(TableMetricProvider):
         keys = reference_keys(on.metric, on.fields, reference)
         if isinstance(keys, str):
             return {"error": keys}
-        with without_call_sites():
+        with own_expressions():
             joined = with_found_keys(df, on.fields, reference, keys, FOUND)
             found = replace(on, found=F.coalesce(F.col(FOUND), F.lit(False)))
             query = joined.agg(spark_of(kind).aggregate(found))

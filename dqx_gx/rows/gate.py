@@ -27,9 +27,9 @@ from dqx_gx.kinds import kind_of
 from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError, Verdict
 from dqx_gx.rules.rule import MetricRule, Rule
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.marks import Marked, RowCheck, RowRule, marked, row_rules
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References, with_the_batch
 from dqx_gx.spark.uncast import UNCAST, as_read
 
@@ -87,7 +87,7 @@ def split_rows(
     return split_annotated(annotated)
 
 
-@without_call_sites()
+@own_expressions()
 def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
     """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one).
 
@@ -137,7 +137,7 @@ def gated(
     if cache:
         flags = {f"_dqx_mark_{i}": check.marked for i, check in enumerate(found.checks)}
         cached = found.frame.withColumns(flags).drop(*found.hidden).persist(StorageLevel.MEMORY_AND_DISK)
-        with without_call_sites():
+        with own_expressions():
             checks = tuple(replace(c, marked=F.col(flag)) for c, flag in zip(found.checks, flags, strict=True))
         held, gate = [cached], Gated(cached.drop(*flags), Marked(cached, checks, tuple(flags)))
     else:
@@ -183,7 +183,7 @@ def _marked(
     return marked(dataframe, rules, keys_repeat=keys_repeat)
 
 
-@without_call_sites()
+@own_expressions()
 def _annotated(gate: Marked, verdict: Verdict | None, *, streaming: bool) -> DataFrame:
     """The marks of ``gate`` placed: errors for the P0 rules that fail on the batch, warnings for the rest."""
     frame = gate.frame

@@ -25,8 +25,8 @@ from pyspark.sql.types import ArrayType, MapType, StructType
 
 from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import split_annotated
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import spark_column
+from dqx_gx.spark.own_expressions import own_expressions
 
 _INSTANT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
 _WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"
@@ -120,7 +120,7 @@ def _replace(written: Path, target: Path) -> None:
         old.unlink()
 
 
-@without_call_sites()
+@own_expressions()
 def _to_write(frame: DataFrame, write_format: str, counted: Observation) -> DataFrame:
     """``frame`` as written, its rows counted into ``counted``. CSV holds no arrays, maps or structs (the
     annotation columns among them): they are written as JSON text."""

@@ -14,15 +14,15 @@ from pyspark.sql.types import AtomicType
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.rules.rule import DataType, TypeRule
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.types import type_mismatch
 from dqx_gx.spark.uncast import UNCAST
 
 _SPARK_TYPES = {"integer": "bigint", "number": "double", "boolean": "boolean", "date": "date", "string": "string"}
 
 
-@without_call_sites()
+@own_expressions()
 def cast_declared(frame: DataFrame, contract: Contract) -> DataFrame:
     """``frame`` (read as text) with each declared primitive column cast to its type, plus ``_dqx_uncast``.
 

@@ -16,10 +16,10 @@ from dqx_gx.kinds import Kind, kind_of
 from dqx_gx.kinds.kind import Marks, Reach, Value, fill
 from dqx_gx.rules.metric import MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import within
 from dqx_gx.spark.kinds import On, count_of, marks_of
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 from dqx_gx.spark.uncast import UNCAST, uncast_mark
 
@@ -124,7 +124,7 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
     return found
 
 
-@without_call_sites()
+@own_expressions()
 def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repeat: bool = True) -> Marked:
     """The predicates of ``rules`` on ``frame``.
 

@@ -21,9 +21,9 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.marks import marked, row_rules
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References
 from dqx_gx.spark.uncast import read_text
 
@@ -69,7 +69,7 @@ def failed_row_samples(
                 fields[name] = field
         shown[check.rule.id] = tuple(wanted)
     order = list(fields)
-    with without_call_sites():
+    with own_expressions():
         row_hash = F.xxhash64(*[spark_column(fields[n]).cast("string") for n in order]) if order else F.lit(0)
         bucket = F.pmod(row_hash, F.lit(_BUCKETS))
         picks = [

@@ -13,8 +13,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
-from dqx_gx.spark.call_sites import without_call_sites
 from dqx_gx.spark.columns import UNCAST, Columns, spark_column
+from dqx_gx.spark.own_expressions import own_expressions
 
 __all__ = ["UNCAST", "as_read", "read_text", "uncast_count", "uncast_mark"]
 
@@ -44,7 +44,7 @@ def read_text(columns: Columns, column: str) -> Column | None:
     return F.col(UNCAST).getField(found.name)
 
 
-@without_call_sites()
+@own_expressions()
 def as_read(frame: DataFrame) -> DataFrame:
     """``frame`` without ``_dqx_uncast``, each cast column back to the text it was read as (SPEC §6:
     the values that were there, so a corrected file reads again by the same contract)."""

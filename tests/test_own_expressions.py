@@ -1,18 +1,21 @@
-"""PySpark's record of where each expression was built, off while dqx-gx builds its own
-(dqx_gx/spark/call_sites.py): the private switch it turns, what turning it changes, and that no call site is
-recorded from dqx-gx's code in a contract's first run, the row gate, the outputs, a CSV batch's casts or a
-draft's profile."""
+"""dqx-gx's own expressions (dqx_gx/spark/own_expressions.py): PySpark's record of where each expression was
+built is off while dqx-gx builds, and each Spark function is looked up once. The private names it turns, what
+turning them changes, and that no call site is recorded from dqx-gx's code in a contract's first run, the row
+gate, the outputs, a CSV batch's casts or a draft's profile."""
 
 from __future__ import annotations
 
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 import pyspark.errors.utils as pyspark_errors
+import pyspark.sql.functions.builtin as pyspark_functions
 import pytest
+from py4j.clientserver import ClientServerConnection
 from pyspark.errors import ArithmeticException
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from dqx_gx import read_data, run_contract
@@ -22,11 +25,13 @@ from dqx_gx.rows import annotate_rows
 from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import gated
 from dqx_gx.rows.outputs import write_split
-from dqx_gx.spark.call_sites import without_call_sites
+from dqx_gx.spark.own_expressions import own_expressions
 from tests.documents import one_table
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
 
 SWITCH = "_enable_debugging_cache"
+LOOKUP = "_get_jvm_function"
+PYSPARKS_LOOKUP = getattr(pyspark_functions, LOOKUP)
 
 
 @pytest.fixture
@@ -60,7 +65,7 @@ def division_error(spark: SparkSession, quotient: Column) -> str:
 def test_an_expression_built_inside_names_no_line_of_its_builder(spark: SparkSession, recording: None) -> None:
     here = f"{Path(__file__).name}:"
     outside = F.col("id") / F.lit(0)
-    with without_call_sites():
+    with own_expressions():
         inside = F.col("id") / F.lit(0)
     assert here in division_error(spark, outside)
     assert here not in division_error(spark, inside)
@@ -69,14 +74,48 @@ def test_an_expression_built_inside_names_no_line_of_its_builder(spark: SparkSes
 def test_the_switch_is_put_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
     for before in (None, True):
         monkeypatch.setattr(pyspark_errors, SWITCH, before)
-        with without_call_sites():
-            with without_call_sites():
+        with own_expressions():
+            with own_expressions():
                 assert getattr(pyspark_errors, SWITCH) is False
             assert getattr(pyspark_errors, SWITCH) is False  # the outer use still builds
         assert getattr(pyspark_errors, SWITCH) is before
-        with pytest.raises(LookupError, match="while building"), without_call_sites():
+        with pytest.raises(LookupError, match="while building"), own_expressions():
             raise LookupError("while building")
         assert getattr(pyspark_errors, SWITCH) is before
+        assert getattr(pyspark_functions, LOOKUP) is PYSPARKS_LOOKUP
+
+
+def commands_sent(build: Callable[[], object], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The kinds of gateway command (``c`` a call, ``r`` reflection …) that ``build`` sends (not py4j's
+    finalizer thread, which deletes dropped objects whenever it runs)."""
+    sent: list[str] = []
+    send, this_thread = ClientServerConnection.send_command, threading.get_ident()
+
+    def counted(connection: ClientServerConnection, command: str) -> object:
+        if threading.get_ident() == this_thread:
+            sent.append(command[0])
+        return send(connection, command)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ClientServerConnection, "send_command", counted)
+        build()
+    return sent
+
+
+def test_inside_each_spark_function_is_looked_up_once(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    def built() -> object:
+        return F.upper(F.lit("a"))
+
+    assert commands_sent(built, monkeypatch).count("r") == 4  # PySpark's own lookups: two per function
+    with own_expressions():
+        assert getattr(pyspark_functions, LOOKUP) is not PYSPARKS_LOOKUP
+        built()
+        assert commands_sent(built, monkeypatch) == ["c", "c"]  # the two calls alone
+    assert getattr(pyspark_functions, LOOKUP) is PYSPARKS_LOOKUP
+    assert commands_sent(built, monkeypatch).count("r") == 4
+    with own_expressions():
+        kept = F.upper(F.lit("a"))
+    assert spark.range(1).select(kept.alias("v")).first() == Row(v="A")  # a kept function still calls Spark's
 
 
 def test_uses_on_two_threads_that_overlap_share_the_switch(recording: None) -> None:
@@ -85,14 +124,14 @@ def test_uses_on_two_threads_that_overlap_share_the_switch(recording: None) -> N
     seen: list[object] = []
 
     def first() -> None:
-        with without_call_sites():
+        with own_expressions():
             first_in.set()
             waited.append(second_in.wait(30))
         first_out.set()
 
     def second() -> None:
         waited.append(first_in.wait(30))
-        with without_call_sites():
+        with own_expressions():
             second_in.set()
             waited.append(first_out.wait(30))
             seen.append(getattr(pyspark_errors, SWITCH))  # the first one ended: still off for this one
