@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 import pyspark.errors.utils as pyspark_errors
 import pyspark.sql.functions.builtin as pyspark_functions
 import pytest
-from py4j.clientserver import ClientServerConnection
 from pyspark.errors import ArithmeticException
 from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
@@ -27,6 +25,7 @@ from dqx_gx.rows.gate import gated
 from dqx_gx.rows.outputs import write_split
 from dqx_gx.spark.own_expressions import own_expressions
 from tests.documents import one_table
+from tests.gateway import commands_sent
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
 
 SWITCH = "_enable_debugging_cache"
@@ -83,23 +82,6 @@ def test_the_switch_is_put_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> No
             raise LookupError("while building")
         assert getattr(pyspark_errors, SWITCH) is before
         assert getattr(pyspark_functions, LOOKUP) is PYSPARKS_LOOKUP
-
-
-def commands_sent(build: Callable[[], object], monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The kinds of gateway command (``c`` a call, ``r`` reflection …) that ``build`` sends (not py4j's
-    finalizer thread, which deletes dropped objects whenever it runs)."""
-    sent: list[str] = []
-    send, this_thread = ClientServerConnection.send_command, threading.get_ident()
-
-    def counted(connection: ClientServerConnection, command: str) -> object:
-        if threading.get_ident() == this_thread:
-            sent.append(command[0])
-        return send(connection, command)
-
-    with monkeypatch.context() as patched:
-        patched.setattr(ClientServerConnection, "send_command", counted)
-        build()
-    return sent
 
 
 def test_inside_each_spark_function_is_looked_up_once(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,7 @@ the ``dqx`` keeps them apart from GX's built-ins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import date, datetime
 from typing import Any, ClassVar, Union
 
@@ -62,6 +62,25 @@ _ARGUMENT_DEFAULTS: dict[str, Any] = {
 }
 
 
+class _Arguments(Mapping[str, Any]):
+    """An expectation's fields read as they are, for :meth:`Kind.metric_of`, which reads a few: a run asks an
+    expectation for its metric two or three times, and a pydantic dump of every field each time cost ~0.1 ms."""
+
+    def __init__(self, expectation: DqxExpectation) -> None:
+        self._expectation = expectation
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._expectation.__fields__:
+            raise KeyError(name)
+        return getattr(self._expectation, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._expectation.__fields__)
+
+    def __len__(self) -> int:
+        return len(self._expectation.__fields__)
+
+
 class KindExpectation(DqxExpectation):
     """A rule on a declared kind: the kind's metric, read back as its :class:`~dqx_gx.kinds.Value` says."""
 
@@ -69,7 +88,7 @@ class KindExpectation(DqxExpectation):
 
     @property
     def metric(self) -> Metric:
-        return self.kind.metric_of(self.dict())
+        return self.kind.metric_of(_Arguments(self))
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         name, kwargs = measured(self.kind, self.metric)

@@ -23,7 +23,7 @@ from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.run.artifacts import ephemeral_context, install
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
-from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.columns import Columns, case_rule_read
 from dqx_gx.spark.references import References, references_given, with_the_batch
 from dqx_gx.spark.samples import failed_row_samples
 from dqx_gx.spark.types import type_mismatch
@@ -125,6 +125,7 @@ def run_contract(
     with (
         atomic_writes(context),
         references_given(references),
+        case_rule_read(dataframe.sparkSession),
         measured_at(moment),
         just_installed(artifacts.checkpoint),
         held_for_record(artifacts.checkpoint),

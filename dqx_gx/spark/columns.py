@@ -9,9 +9,12 @@ measures nothing on a column it cannot handle; the expectation reports the same 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
@@ -71,8 +74,9 @@ class Columns:
 
     @classmethod
     def of(cls, frame: DataFrame) -> Columns:
-        setting = frame.sparkSession.conf.get("spark.sql.caseSensitive", "false")
-        return cls(frame.schema, str(setting).lower() == "true")
+        session = frame.sparkSession
+        read = _CASE_RULE.get()
+        return cls(frame.schema, read[1] if read is not None and read[0] is session else _case_sensitive(session))
 
     def find(self, name: str) -> StructField | None:
         """The column called ``name``; else, for a dotted name, the struct field at that path
@@ -115,6 +119,25 @@ class Columns:
         if self.case_sensitive:
             return [f for f in self.schema.fields if f.name == name]
         return [f for f in self.schema.fields if f.name.lower() == name.lower()]
+
+
+def _case_sensitive(session: SparkSession) -> bool:
+    return str(session.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+
+
+_CASE_RULE: ContextVar[tuple[SparkSession, bool] | None] = ContextVar("dqx_gx_case_rule", default=None)
+
+
+@contextmanager
+def case_rule_read(session: SparkSession) -> Iterator[None]:
+    """Inside (one run), :meth:`Columns.of` a batch of ``session`` finds names by the session's case rule as
+    read here, once: every metric of a run looks its columns up, and reading the setting from the session
+    takes two round trips through a classic session's gateway each time."""
+    token = _CASE_RULE.set((session, _case_sensitive(session)))
+    try:
+        yield
+    finally:
+        _CASE_RULE.reset(token)
 
 
 def spark_column(field: StructField, of: str | None = None) -> Column:
