@@ -83,6 +83,14 @@ def test_the_switch_is_put_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> No
         assert getattr(pyspark_errors, SWITCH) is before
         assert getattr(pyspark_functions, LOOKUP) is PYSPARKS_LOOKUP
 
+    def someone_elses(name: str, sc: object) -> object:
+        return PYSPARKS_LOOKUP(name, sc)
+
+    monkeypatch.setattr(pyspark_functions, LOOKUP, someone_elses)
+    with own_expressions():
+        assert getattr(pyspark_functions, LOOKUP) is not someone_elses
+    assert getattr(pyspark_functions, LOOKUP) is someone_elses  # what was there before, not PySpark's own
+
 
 def test_inside_each_spark_function_is_looked_up_once(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> None:
     def built() -> object:

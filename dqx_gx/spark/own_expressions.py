@@ -55,12 +55,12 @@ class _Switch:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._inside = 0
-        self._before: bool | None = None
+        self._before: tuple[bool | None, Callable[[str, Any], Any]] = (None, _look_up)
 
     def begin(self) -> None:
         with self._lock:
             if self._inside == 0:
-                self._before = getattr(_pyspark_errors, _SWITCH, None)
+                self._before = (getattr(_pyspark_errors, _SWITCH, None), getattr(_pyspark_functions, _LOOKUP))
                 setattr(_pyspark_errors, _SWITCH, False)
                 setattr(_pyspark_functions, _LOOKUP, _kept_lookup)
             self._inside += 1
@@ -69,8 +69,9 @@ class _Switch:
         with self._lock:
             self._inside -= 1
             if self._inside == 0:
-                setattr(_pyspark_errors, _SWITCH, self._before)
-                setattr(_pyspark_functions, _LOOKUP, _look_up)
+                recording, lookup = self._before
+                setattr(_pyspark_errors, _SWITCH, recording)
+                setattr(_pyspark_functions, _LOOKUP, lookup)
 
 
 _OFF = _Switch()
