@@ -91,15 +91,16 @@ class KindExpectation(DqxExpectation):
         return self.kind.metric_of(_Arguments(self))
 
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
-        name, kwargs = measured(self.kind, self.metric)
+        metric = self.metric
+        name, kwargs = measured(self.kind, metric)
         if spark_of(self.kind).pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
             moment = self.moment()
             return {name: {**kwargs, "now": epoch_micros(moment)}} if moment is not None else {}
         needed = {name: kwargs}
-        if self.kind.value is Value.ROWS and self.metric.scale is not Scale.COUNT:  # a share of all rows
+        if self.kind.value is Value.ROWS and metric.scale is not Scale.COUNT:  # a share of all rows
             needed[NUM_ROWS] = {}
         if self.marks_by_bounds:
-            needed[MARKED_ROWS] = marked(self.kind, self.metric, self.interval)
+            needed[MARKED_ROWS] = marked(self.kind, metric, self.interval)
         if self.kind.marks_by_key:
             needed[DUPLICATED_ROWS] = kwargs
         return needed
