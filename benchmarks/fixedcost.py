@@ -15,7 +15,8 @@ the small one takes at least SMALL_ROUNDS rounds):
 
 Besides wall time it prints CPU seconds of this Python process and of Spark's JVM (read from
 /proc), which a shared, loaded machine distorts less than wall time, the Spark code compilations
-and the calls through Spark's gateway (py4j commands) per run.
+and the calls through Spark's gateway (py4j commands) per run, without py4j's deletes of dropped objects: its
+finalizer thread sends those whenever Python collects them, so a run would count its predecessor's.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ SMALL_TARGET = 1.3
 SMALL_ROUNDS = 15
 """At least, at 1,000 rows: one round's 60/20 ratio varies by about ±0.1 on an idle 2-core machine."""
 LARGE_TARGET = 1.15
+DELETE = "m\nd\n"
+"""py4j's command that drops a Java object Python no longer holds."""
 
 
 @dataclass
@@ -67,7 +70,8 @@ class Meter:
         send = ClientServerConnection.send_command
 
         def counted(connection: ClientServerConnection, command: str) -> Any:
-            self.commands += 1
+            if not command.startswith(DELETE):
+                self.commands += 1
             return send(connection, command)
 
         ClientServerConnection.send_command = counted  # type: ignore[method-assign]
