@@ -27,7 +27,8 @@ import dqx_gx
 from dqx_gx import Contract
 from dqx_gx.kinds import Metric, MetricKind
 from dqx_gx.rules.partitions import Granularity, window
-from dqx_gx.spark.columns import Columns, spark_column
+from dqx_gx.spark import text as S
+from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.kinds import On, spark_of
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -78,7 +79,7 @@ def own_query(frame: DataFrame, column: str, granularity: str) -> list[Any]:
     metric = Metric(MetricKind.MISSING_PARTITIONS, (column,), granularity=granularity, lookback_days=LOOKBACK_DAYS)
     field = Columns.of(frame).find(column)
     assert field is not None
-    value = spark_of(metric.kind).aggregate(On(metric, (field,), (spark_column(field),), now=NOW)).alias("value")
+    value = spark_of(metric.kind).aggregate(On(metric, (field,), (S.col(field),), now=NOW)).column().alias("value")
     return frame.select(value).where(F.col("value").isNotNull()).distinct().collect()
 
 

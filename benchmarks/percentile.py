@@ -29,12 +29,14 @@ from pyspark.sql import functions as F
 
 from dqx_gx.kinds import MetricKind
 from dqx_gx.spark import quantiles
+from dqx_gx.spark import text as S
 from dqx_gx.spark.expressions import with_nan_flag
 from dqx_gx.spark.kinds import SPARK, On
+from dqx_gx.spark.text import Sql
 
 
-def _approximate(on: On) -> Any:
-    return with_nan_flag(F.percentile_approx(on.column.cast("double"), float(on.metric.percentile or 0.0)))
+def _approximate(on: On) -> Sql:
+    return with_nan_flag(S.call("percentile_approx", on.column.cast("double"), float(on.metric.percentile or 0.0)))
 
 
 @contextmanager
@@ -52,10 +54,11 @@ def spark_work(spark: SparkSession, frame: DataFrame, rounds: int) -> None:
     """Spark's work alone on one column, hand-written: the exact percentile as the first pass held it
     before (a sort), percentile_approx, and the bracket plus its one refining pass (two df.agg)."""
     column = F.col("amount0")
+    amount = S.named("amount0")
 
     def refined() -> Any:
-        bounds = frame.agg(quantiles.bracket(column, 0.95)).first()[0]  # type: ignore[index]
-        return frame.agg(quantiles.order_statistics(column, bounds, frame.schema["amount0"])).first()
+        bounds = frame.agg(quantiles.bracket(amount, 0.95).column()).first()[0]  # type: ignore[index]
+        return frame.agg(quantiles.order_statistics(amount, bounds, frame.schema["amount0"]).column()).first()
 
     methods: dict[str, Callable[[], Any]] = {
         "S": lambda: frame.agg(F.percentile(column, F.lit(0.95))).first(),

@@ -45,12 +45,14 @@ from dqx_gx.kinds.kind import Param
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
-from dqx_gx.spark.columns import Columns, spark_column, type_problem
+from dqx_gx.spark import text as S
+from dqx_gx.spark.columns import Columns, type_problem
 from dqx_gx.spark.expressions import count_if, num_rows
 from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
+from dqx_gx.spark.text import Sql
 from dqx_gx.spark.threads import as_caller
 from dqx_gx.spark.uncast import uncast_count
 
@@ -85,7 +87,7 @@ def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | Non
     if any(f is None or type_problem(kind, metric, f) for f in fields):
         return None
     found = tuple(f for f in fields if f is not None)
-    return On(metric, found, tuple(spark_column(f) for f in found))
+    return On(metric, found, tuple(S.col(f) for f in found))
 
 
 @own_expressions()
@@ -217,14 +219,16 @@ class Aggregate(TableMetricProvider):
         )
         columns = Columns.of(df)
         key = (cls, type(df), columns, frozen(metric_value_kwargs), frozen(metrics))
-        column = BUILT.get(key, lambda: cls.aggregate(columns, metric_value_kwargs, metrics))
+        column = BUILT.get(key, lambda: _partial(cls.aggregate(columns, metric_value_kwargs, metrics)))
         return column, compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(
-        cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]
-    ) -> Column | OfKey | OwnAggregate:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
         raise NotImplementedError
+
+
+def _partial(aggregate: Sql | OfKey | OwnAggregate) -> Column | OfKey | OwnAggregate:
+    return aggregate.column() if isinstance(aggregate, Sql) else aggregate
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,7 @@ class NumRows(Aggregate):
     metric_name = NUM_ROWS
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
         return num_rows()
 
 
@@ -290,7 +294,7 @@ class UncastValues(Aggregate):
     value_keys = ("column",)
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
         return uncast_count(columns, kwargs["column"])
 
 
@@ -303,22 +307,21 @@ class KindAggregate(Aggregate):
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
-    def aggregate(
-        cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]
-    ) -> Column | OfKey | OwnAggregate:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
         kind = KINDS[MetricKind(kwargs["kind"])]
         on = measurable(kind, columns, kwargs)
         if on is None:
-            return F.lit(None).cast(cls.result_type_of(kind))
+            return S.null(cls.result_type_of(kind))
         column = cls.measure(kind, on, kwargs, metrics)
-        return OwnAggregate(column) if cls.metric_name == FIRST_PASS and spark_of(kind).object_aggregate else column
+        own = cls.metric_name == FIRST_PASS and spark_of(kind).object_aggregate
+        return OwnAggregate(column.column()) if own else column
 
     @classmethod
     def result_type_of(cls, kind: Kind) -> str:
         return cls.result_type or spark_of(kind).result_type
 
     @classmethod
-    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
         return count_of(kind, on)
 
     @classmethod
@@ -349,7 +352,7 @@ class MarkedRows(KindAggregate):
     result_type = "bigint"
 
     @classmethod
-    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
         predicate = spark_of(kind).predicate
         assert predicate is not None
         return count_if(predicate(replace(on, interval=Interval(**kwargs["interval"]))))
@@ -366,9 +369,7 @@ class KeyAggregate(KindAggregate):
     metric_name = SECOND_PASS
 
     @classmethod
-    def aggregate(
-        cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]
-    ) -> Column | OfKey | OwnAggregate:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
         kind = KINDS[MetricKind(kwargs["kind"])]
         on = measurable(kind, columns, kwargs)
         return OfKey(None if on is None else on.fields, cls.read(kind))
@@ -424,7 +425,7 @@ class DistinctValues(TableMetricProvider):
             return None
         on = replace(on, now=from_micros(metric_value_kwargs["now"]))
         with own_expressions():
-            value = spark_of(kind).aggregate(on).alias("value")
+            value = spark_of(kind).aggregate(on).column().alias("value")
             query = df.select(value).where(F.col("value").isNotNull()).distinct()
         return sorted(row[0] for row in query.collect())
 
@@ -460,8 +461,8 @@ class ReferenceAggregate(TableMetricProvider):
             return {"error": keys}
         with own_expressions():
             joined = with_found_keys(df, on.fields, reference, keys, FOUND)
-            found = replace(on, found=F.coalesce(F.col(FOUND), F.lit(False)))
-            query = joined.agg(spark_of(kind).aggregate(found))
+            found = replace(on, found=S.call("coalesce", S.named(FOUND), False))
+            query = joined.agg(spark_of(kind).aggregate(found).column())
         return query.first()[0]  # type: ignore[index]
 
 
@@ -483,7 +484,7 @@ class RefiningAggregate(KindAggregate):
         return refine.result_type
 
     @classmethod
-    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Column:
+    def measure(cls, kind: Kind, on: On, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
         refine = spark_of(kind).refine
         assert refine is not None
         return refine.aggregate(on, metrics["first_pass"])
@@ -521,7 +522,9 @@ class Refined(TableMetricProvider):
         df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
-        return convert_to_json_serializable(df.agg(refine.exact(on)).first()[0])  # type: ignore[index]
+        with own_expressions():
+            exact = refine.exact(on).column()
+        return convert_to_json_serializable(df.agg(exact).first()[0])  # type: ignore[index]
 
     @classmethod
     def _get_evaluation_dependencies(

@@ -141,12 +141,17 @@ def case_rule_read(session: SparkSession) -> Iterator[None]:
 
 
 def spark_column(field: StructField, of: str | None = None) -> Column:
-    """A column reference that survives dots, spaces and backticks in the name; a struct field
-    found by its path (:meth:`Columns.find`) is addressed part by part. ``of`` qualifies it with a
-    DataFrame's alias (``frame.alias(of)``)."""
+    """A reference to the column (see :func:`column_path`)."""
+    return F.col(column_path(field, of))
+
+
+def column_path(field: StructField, of: str | None = None) -> str:
+    """A column's name as Spark reads it, surviving dots, spaces and backticks; a struct field found by
+    its path (:meth:`Columns.find`) is addressed part by part. ``of`` qualifies it with a DataFrame's
+    alias (``frame.alias(of)``)."""
     path = field.metadata.get(NESTED_PATH) if field.metadata else None
     parts = [quote_identifier(part) for part in (path or [field.name])]
-    return F.col(".".join([quote_identifier(of), *parts] if of else parts))
+    return ".".join([quote_identifier(of), *parts] if of else parts)
 
 
 def type_text(data_type: DataType) -> str:

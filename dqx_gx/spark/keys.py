@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import StructField
 
-from dqx_gx.spark.columns import NESTED_PATH, spark_column
+from dqx_gx.spark import text as S
+from dqx_gx.spark.columns import NESTED_PATH
+from dqx_gx.spark.text import Sql
 
 Key = tuple[StructField, ...]
 """A rule's key columns, as found in the batch."""
@@ -95,32 +96,36 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
     of_key = [tuple(sorted({_address(field) for field in key})) for key in keys]
     sets = list(dict.fromkeys(of_key))
     bit = {column: 1 << (len(columns) - 1 - index) for index, column in enumerate(columns)}
-    rows, set_id = F.col("_dqx_rows"), F.col("_dqx_set")
+    rows, set_id = S.named("_dqx_rows"), S.named("_dqx_set")
 
-    def present(column: tuple[str, ...]) -> Column:
+    def present(column: tuple[str, ...]) -> Sql:
         """In a group: the column is not NULL, or its set leaves it out (one set leaves none out, and a key
         of more than 63 columns, always one set, has no grouping id)."""
-        not_null = F.col(name[column]).isNotNull()
-        return not_null if len(sets) == 1 else (set_id.bitwiseAND(bit[column]) != 0) | not_null
+        not_null = S.named(name[column]).is_not_null()
+        return not_null if len(sets) == 1 else (set_id.bitwise_and(bit[column]) != 0) | not_null
 
     whole = reduce(operator.and_, [present(column) for column in columns])  # a group without a NULL member
     repeated = rows > 1
+    by_name = {column: S.named(name[column]).column() for column in columns}
     return KeyQuery(
-        selected=tuple(spark_column(address[column]).alias(name[column]) for column in columns),
-        grouped_by=tuple(F.col(each) for each in name.values()),
-        grouping_sets=tuple(tuple(F.col(name[column]) for column in key_set) for key_set in sets),
+        selected=tuple(S.col(address[column]).column().alias(name[column]) for column in columns),
+        grouped_by=tuple(by_name.values()),
+        grouping_sets=tuple(tuple(by_name[column] for column in key_set) for key_set in sets),
         # one set: a plain grouping (no row expanded, no column limit), no column left out
         per_group=(
-            F.count(F.lit(1)).alias("_dqx_rows"),
-            (F.lit(0) if len(sets) == 1 else F.grouping_id()).alias("_dqx_set"),
+            S.call("count", 1).column().alias("_dqx_rows"),
+            (S.lit(0) if len(sets) == 1 else S.call("grouping_id")).column().alias("_dqx_set"),
         ),
-        set_id=set_id,
-        per_set=(
-            F.sum(rows),
-            F.count(F.lit(1)),
-            F.count_if(whole),
-            F.sum(F.when(repeated, rows)),
-            F.sum(F.when(repeated | ~whole, rows)),
+        set_id=set_id.column(),
+        per_set=tuple(
+            each.column()
+            for each in (
+                S.call("sum", rows),
+                S.call("count", 1),
+                S.call("count_if", whole),
+                S.call("sum", S.when(repeated, rows)),
+                S.call("sum", S.when(repeated | ~whole, rows)),
+            )
         ),
         of_keys=tuple(
             (sum(bit[c] for c in columns if c not in key_set), len(key) == 1)

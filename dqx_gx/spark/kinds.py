@@ -4,8 +4,8 @@ A kind's engine-neutral half (``dqx_gx.kinds.catalog``: words, accepted types, v
 rows) is declared without Spark; this module gives each kind, by its name, what Spark computes for it:
 one aggregate for the batch verdict (in a shared pass or a query of its own), the predicate of the rows
 it marks, and for exact percentiles a second look. The model is Databricks DQX's ``register_rule``: a
-rule is a named function producing Spark column expressions. A test holds both halves to the same
-names (``tests/kinds/test_catalog.py``).
+rule is a named function producing Spark column expressions (written as SQL text: :mod:`dqx_gx.spark.text`).
+A test holds both halves to the same names (``tests/kinds/test_catalog.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from enum import StrEnum
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column
-from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.types import StructField
 
@@ -31,7 +29,9 @@ from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.spark import expressions as X
 from dqx_gx.spark import formats
 from dqx_gx.spark import quantiles as Q
+from dqx_gx.spark import text as S
 from dqx_gx.spark.keys import KeyCounts
+from dqx_gx.spark.text import Sql
 
 
 class Pass(StrEnum):
@@ -56,15 +56,15 @@ class On:
 
     metric: Metric
     fields: tuple[StructField, ...]
-    columns: tuple[Column, ...]
+    columns: tuple[Sql, ...]
     """References to ``fields`` that survive any name (dots, spaces, backticks)."""
     interval: Interval | None = None
     """The rule's pass interval, for kinds whose marks depend on it (min, max)."""
-    repeated: Column | None = None
+    repeated: Sql | None = None
     """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
     now: datetime | None = None
     """The run's moment, for kinds whose rows depend on it (completeness's window)."""
-    found: Column | None = None
+    found: Sql | None = None
     """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
 
     @property
@@ -72,11 +72,11 @@ class On:
         return self.fields[0]
 
     @property
-    def column(self) -> Column:
+    def column(self) -> Sql:
         return self.columns[0]
 
 
-SparkExpression = Callable[[On], Column]
+SparkExpression = Callable[[On], Sql]
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Refine:
     "Exact percentiles"); the brackets have one of their own (:attr:`SparkKind.object_aggregate`).
     """
 
-    aggregate: Callable[[On, Any], Column]
+    aggregate: Callable[[On, Any], Sql]
     """The refining aggregate, from the first-pass value; like :attr:`SparkKind.aggregate` it must never fail."""
     value: Callable[[Metric, Any], Any]
     """The metric's value from the refining aggregate's value, or None when that cannot decide it."""
@@ -132,84 +132,84 @@ def spark_of(kind: Kind | MetricKind) -> SparkKind:
 # --- value constraints (logicalTypeOptions, the native pattern check) --------------------------------------
 
 
-def _literal(field: StructField, value: Any) -> Column:
+def _literal(field: StructField, value: Any) -> Sql:
     """A bound as a Spark literal: an ISO date/time string becomes an exact instant of the column's type."""
-    return X.temporal_literal(field, value) if isinstance(value, str) else F.lit(value)
+    return X.temporal_literal(field, value) if isinstance(value, str) else S.lit(value)
 
 
-VIOLATIONS: Mapping[ConstraintKind, Callable[[Column, StructField, Any], Column]] = {
-    ConstraintKind.MIN_LENGTH: lambda c, f, v: F.length(c) < F.lit(v),
-    ConstraintKind.MAX_LENGTH: lambda c, f, v: F.length(c) > F.lit(v),
+VIOLATIONS: Mapping[ConstraintKind, Callable[[Sql, StructField, Any], Sql]] = {
+    ConstraintKind.MIN_LENGTH: lambda c, f, v: S.call("length", c) < v,
+    ConstraintKind.MAX_LENGTH: lambda c, f, v: S.call("length", c) > v,
     ConstraintKind.PATTERN: lambda c, f, v: ~c.rlike(v),
     ConstraintKind.FORMAT: lambda c, f, v: ~c.rlike(formats.FORMAT_PATTERNS[v]),
     ConstraintKind.MINIMUM: lambda c, f, v: c < _literal(f, v),
     ConstraintKind.MAXIMUM: lambda c, f, v: c > _literal(f, v),
     ConstraintKind.EXCLUSIVE_MINIMUM: lambda c, f, v: c <= _literal(f, v),
     ConstraintKind.EXCLUSIVE_MAXIMUM: lambda c, f, v: c >= _literal(f, v),
-    ConstraintKind.MULTIPLE_OF: lambda c, f, v: F.pmod(c, F.lit(v)) != 0,
-    ConstraintKind.MIN_ITEMS: lambda c, f, v: F.size(c) < F.lit(v),
-    ConstraintKind.MAX_ITEMS: lambda c, f, v: F.size(c) > F.lit(v),
-    ConstraintKind.UNIQUE_ITEMS: lambda c, f, v: F.size(F.array_distinct(c)) != F.size(c),
+    ConstraintKind.MULTIPLE_OF: lambda c, f, v: S.call("pmod", c, v) != 0,
+    ConstraintKind.MIN_ITEMS: lambda c, f, v: S.call("size", c) < v,
+    ConstraintKind.MAX_ITEMS: lambda c, f, v: S.call("size", c) > v,
+    ConstraintKind.UNIQUE_ITEMS: lambda c, f, v: S.call("size", S.call("array_distinct", c)) != S.call("size", c),
 }
 """Each constraint's predicate: true for a value that breaks it (NULLs are left out by the caller)."""
 
 
-def _violation(on: On) -> Column:
+def _violation(on: On) -> Sql:
     """True for a non-null value breaking the metric's constraint."""
     constraint = on.metric.constraint
     assert constraint is not None
-    return on.column.isNotNull() & VIOLATIONS[constraint.kind](on.column, on.field, constraint.value)
+    return on.column.is_not_null() & VIOLATIONS[constraint.kind](on.column, on.field, constraint.value)
 
 
 # --- the kinds ------------------------------------------------------------------------------------------
 
 
-def _is_in(on: On) -> Column:
+def _is_in(on: On) -> Sql:
     return X.is_in(on.column, on.field, on.metric.values)
 
 
-def _unlisted(on: On) -> Column:
+def _unlisted(on: On) -> Sql:
     """A non-NULL value outside the set; never NULL itself (``IN`` with a value that does not cast to the
     column's type is NULL for a value outside the rest: outside)."""
-    return on.column.isNotNull() & ~X.counted(_is_in(on))
+    return on.column.is_not_null() & ~X.counted(_is_in(on))
 
 
-def _distinct(on: On) -> Column:
+def _distinct(on: On) -> Sql:
     """``COUNT(DISTINCT c)`` (NULLs not counted) or, for several columns, of the row tuple (NULL members count)."""
-    return F.count_distinct(on.column if len(on.columns) == 1 else F.struct(*on.columns))
+    return S.count_distinct(on.column if len(on.columns) == 1 else S.call("struct", *on.columns))
 
 
-def _duplicated(on: On) -> Column:
+def _duplicated(on: On) -> Sql:
     """The rows whose key occurs more than once; for one column also every NULL key, which the
     metric counts as a duplicate (``COUNT(DISTINCT c)`` leaves NULLs out)."""
     assert on.repeated is not None, "key-reach marks need the repeated keys (dqx_gx.spark.marks)"
-    return on.column.isNull() | on.repeated if len(on.columns) == 1 else on.repeated
+    return on.column.is_null() | on.repeated if len(on.columns) == 1 else on.repeated
 
 
-def _unreferenced(on: On) -> Column:
+def _unreferenced(on: On) -> Sql:
     """The rows whose key has no NULL and is no key of the referenced dataset (SQL's MATCH SIMPLE: a key
     with a NULL references nothing and breaks nothing)."""
     assert on.found is not None, "reference marks need the referenced keys joined in (dqx_gx.spark.references)"
-    whole = reduce(operator.and_, [column.isNotNull() for column in on.columns])
+    whole = reduce(operator.and_, [column.is_not_null() for column in on.columns])
     return whole & ~on.found
 
 
-def _breaks_the_bound(on: On) -> Column:
+def _breaks_the_bound(on: On) -> Sql:
     """Custom min/max with an operator: a row whose value alone would fail the rule (``max(c) < 100``
     marks c ≥ 100)."""
-    return on.column.isNotNull() & ~X.within(on.column.cast("double"), on.interval)
+    return on.column.is_not_null() & ~X.within(on.column.cast("double"), on.interval)
 
 
-def _sum(on: On) -> Column:
+def _sum(on: On) -> Sql:
     """Exact for integers: summed as decimal(38,0), as DuckDB sums into a 128-bit integer."""
     column = on.column.cast("decimal(38,0)") if isinstance(on.field.dataType, T.IntegralType) else on.column
-    return X.with_nan_flag(F.try_sum(column))
+    return X.with_nan_flag(S.call("try_sum", column))
 
 
 def _length(statistic: str) -> SparkExpression:
-    def aggregate(on: On) -> Column:
-        size = F.length(on.column) if on.metric.column_type == "string" else F.size(on.column)
-        return X.with_nan_flag(getattr(F, statistic)(F.when(on.column.isNotNull(), size)))
+    def aggregate(on: On) -> Sql:
+        size = S.call("length" if on.metric.column_type == "string" else "size", on.column)
+        return X.with_nan_flag(S.call(statistic, S.when(on.column.is_not_null(), size)))
 
     return aggregate
 
@@ -226,12 +226,12 @@ def _fraction(metric: Metric) -> float:
     return float(metric.percentile or 0.0)
 
 
-def _instant(on: On) -> Column:
-    value = F.max(on.column) if on.metric.aggregation == "max" else F.min(on.column)
+def _instant(on: On) -> Sql:
+    value = S.call("max" if on.metric.aggregation == "max" else "min", on.column)
     return X.instant_micros(value, on.field)
 
 
-def _partition_in_window(on: On) -> Column:
+def _partition_in_window(on: On) -> Sql:
     """Each row's partition start (epoch microseconds) from the window's first expected partition on;
     rows of the period holding "now" or later all give the window's end, which only says that later
     data exists (SPEC §7's "latest present partition"). NULL before the window or for NULL values, so
@@ -240,7 +240,7 @@ def _partition_in_window(on: On) -> Column:
     assert on.now is not None and metric.granularity is not None and metric.lookback_days is not None
     span = partitions.window(on.now, partitions.Granularity(metric.granularity), metric.lookback_days)
     start = X.partition_start(on.column, on.field, metric.granularity)
-    return F.when(start >= F.lit(epoch_micros(span.start)), F.least(start, F.lit(epoch_micros(span.end))))
+    return S.when(start >= epoch_micros(span.start), S.call("least", start, epoch_micros(span.end)))
 
 
 def _statistic(aggregate: SparkExpression, predicate: SparkExpression | None = None) -> SparkKind:
@@ -250,10 +250,10 @@ def _statistic(aggregate: SparkExpression, predicate: SparkExpression | None = N
 
 SPARK: Mapping[MetricKind, SparkKind] = {
     MetricKind.NUM_ROWS: SparkKind(lambda on: X.num_rows()),
-    MetricKind.NULL_COUNT: SparkKind(lambda on: X.count_if(on.column.isNull()), lambda on: on.column.isNull()),
+    MetricKind.NULL_COUNT: SparkKind(lambda on: X.count_if(on.column.is_null()), lambda on: on.column.is_null()),
     MetricKind.MISSING_COUNT: SparkKind(
-        lambda on: X.count_if(on.column.isNull()) + X.count_if(_is_in(on)),
-        lambda on: on.column.isNull() | X.counted(_is_in(on)),
+        lambda on: X.count_if(on.column.is_null()) + X.count_if(_is_in(on)),
+        lambda on: on.column.is_null() | X.counted(_is_in(on)),
     ),
     MetricKind.INVALID_COUNT: SparkKind(
         lambda on: X.num_rows() - X.count_if(_is_in(on)), lambda on: ~X.counted(_is_in(on))
@@ -269,13 +269,15 @@ SPARK: Mapping[MetricKind, SparkKind] = {
         lambda on: X.num_rows() - _distinct(on), _duplicated, pass_=Pass.SECOND, of_key=lambda key: key.copies
     ),
     MetricKind.CARDINALITY: SparkKind(_distinct, pass_=Pass.SECOND, of_key=lambda key: key.distinct),
-    MetricKind.COUNT: SparkKind(lambda on: X.num_rows() - X.count_if(on.column.isNull())),
-    MetricKind.MIN: _statistic(lambda on: X.with_nan_flag(F.min(on.column)), _breaks_the_bound),
-    MetricKind.MAX: _statistic(lambda on: X.with_nan_flag(F.max(on.column)), _breaks_the_bound),
-    MetricKind.MEAN: _statistic(lambda on: X.with_nan_flag(F.try_avg(on.column))),
+    MetricKind.COUNT: SparkKind(lambda on: X.num_rows() - X.count_if(on.column.is_null())),
+    MetricKind.MIN: _statistic(lambda on: X.with_nan_flag(S.call("min", on.column)), _breaks_the_bound),
+    MetricKind.MAX: _statistic(lambda on: X.with_nan_flag(S.call("max", on.column)), _breaks_the_bound),
+    MetricKind.MEAN: _statistic(lambda on: X.with_nan_flag(S.call("try_avg", on.column))),
     MetricKind.SUM: _statistic(_sum),
-    MetricKind.VARIANCE: _statistic(lambda on: X.with_nan_flag(F.var_samp(on.column.cast("double")))),
-    MetricKind.STDDEV: _statistic(lambda on: X.with_nan_flag(F.sqrt(F.var_samp(on.column.cast("double"))))),
+    MetricKind.VARIANCE: _statistic(lambda on: X.with_nan_flag(S.call("var_samp", on.column.cast("double")))),
+    MetricKind.STDDEV: _statistic(
+        lambda on: X.with_nan_flag(S.call("sqrt", S.call("var_samp", on.column.cast("double"))))
+    ),
     MetricKind.PERCENTILE: SparkKind(
         lambda on: Q.bracket(on.column, _fraction(on.metric)),
         result_type="array<double>",
@@ -299,7 +301,7 @@ SPARK: Mapping[MetricKind, SparkKind] = {
 """Every kind's Spark half, by the kind's name; ``tests/kinds`` holds it to :data:`dqx_gx.kinds.KINDS`."""
 
 
-def count_of(kind: Kind, on: On) -> Column:
+def count_of(kind: Kind, on: On) -> Sql:
     """The kind's aggregate; on array items, the rows with at least one element its predicate marks."""
     spark = spark_of(kind)
     if not on.metric.items:
@@ -307,21 +309,21 @@ def count_of(kind: Kind, on: On) -> Column:
     return X.count_if(_any_element(spark, on))
 
 
-def marks_of(kind: Kind, on: On) -> Column:
+def marks_of(kind: Kind, on: On) -> Sql:
     """The kind's row predicate; on array items, true where at least one element is marked (SPEC §5)."""
     spark = spark_of(kind)
     assert spark.predicate is not None  # a row-level kind
     return _any_element(spark, on) if on.metric.items else spark.predicate(on)
 
 
-def _any_element(spark: SparkKind, on: On) -> Column:
+def _any_element(spark: SparkKind, on: On) -> Sql:
     """``exists(array, element -> predicate)``: one expression per row, never NULL (a NULL array has no
     element that breaks the rule)."""
     assert spark.predicate is not None and isinstance(on.field.dataType, T.ArrayType)
     element = StructField(on.field.name, on.field.dataType.elementType, True)
     predicate = spark.predicate
 
-    def breaks(value: Column) -> Column:
+    def breaks(value: Sql) -> Sql:
         return X.counted(predicate(replace(on, fields=(element,), columns=(value,))))
 
-    return X.counted(F.exists(on.column, breaks))
+    return X.counted(S.exists(on.column, breaks))

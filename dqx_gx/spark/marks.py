@@ -16,11 +16,13 @@ from dqx_gx.kinds import Kind, kind_of
 from dqx_gx.kinds.kind import Marks, Reach, Value, fill
 from dqx_gx.rules.metric import MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
+from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import within
 from dqx_gx.spark.kinds import On, count_of, marks_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
+from dqx_gx.spark.text import Sql
 from dqx_gx.spark.uncast import UNCAST, uncast_mark
 
 
@@ -142,34 +144,37 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repe
             data_type = row_rule.rule.data_type
             assert data_type is not None
             message = f"{row_rule.columns[0]} does not cast to {data_type.describe()}"
-            mark = uncast_mark(Columns.of(frame), row_rule.columns[0])
+            mark = uncast_mark(Columns.of(frame), row_rule.columns[0]).column()
             checks.append(RowCheck(row_rule.rule, row_rule.columns, mark, message, fails=True))
             continue
-        columns = tuple(spark_column(f) for f in row_rule.fields)
+        columns = tuple(S.col(f) for f in row_rule.fields)
         interval = row_rule.rule.threshold.interval if row_rule.rule.threshold is not None else None
         repeated = found = None
         if row_rule.marks.reach is Reach.KEY and not keys_repeat:
-            repeated = F.lit(False)
+            repeated = S.lit(False)
         elif row_rule.marks.reach is Reach.KEY:
             flag = f"_dqx_repeated_{index}"
             keys = _repeated_keys(batch, row_rule.fields, flag)
             frame = _with_flag(frame, keys, row_rule.fields, flag)
             hidden.append(flag)
             repeated_keys.append(keys)
-            repeated = F.coalesce(F.col(flag), F.lit(False))
+            repeated = S.call("coalesce", S.named(flag), False)
         if row_rule.reference is not None:
             flag = f"_dqx_found_{index}"
             frame = with_found_keys(frame, row_rule.fields, *row_rule.reference, flag)
             hidden.append(flag)
-            found = F.coalesce(F.col(flag), F.lit(False))
+            found = S.call("coalesce", S.named(flag), False)
         on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
         message = fill(row_rule.marks.reads, on.metric)
         rule = row_rule.rule
-        checks.append(RowCheck(rule, rule.metric.columns, marks_of(row_rule.kind, on), message, _fails(row_rule, on)))
+        fails = _fails(row_rule, on)
+        marks = marks_of(row_rule.kind, on).column()
+        fails_column = fails if isinstance(fails, bool) else fails.column()
+        checks.append(RowCheck(rule, rule.metric.columns, marks, message, fails_column))
     return Marked(frame, tuple(checks), tuple(hidden), tuple(repeated_keys))
 
 
-def _fails(row_rule: RowRule, on: On) -> Column | bool:
+def _fails(row_rule: RowRule, on: On) -> Sql | bool:
     """:attr:`RowCheck.fails` of a metric rule."""
     threshold = row_rule.rule.threshold
     if threshold is None:
@@ -187,15 +192,15 @@ def _fails(row_rule: RowRule, on: On) -> Column | bool:
             return True  # no count of one row or more passes
         count = count_of(row_rule.kind, on).cast("double")
         if metric.scale is not Scale.COUNT:
-            count = count / F.count(F.lit(1)) * F.lit(100.0 if metric.scale is Scale.PERCENT else 1.0)
-        return F.coalesce(~within(count, interval), F.lit(True))
+            count = count / S.call("count", 1) * (100.0 if metric.scale is Scale.PERCENT else 1.0)
+        return S.call("coalesce", ~within(count, interval), True)
     # a bound on one statistic (custom min/max): one marked row fails an upper bound of the max or a
     # lower bound of the min; any other bound needs the statistic itself
     one_sided = interval.min_value is None if metric.kind is MetricKind.MAX else interval.max_value is None
     if one_sided and not interval.outside:
         return True
-    statistic = count_of(row_rule.kind, on).cast("struct<value:double,nan:boolean>").getField("value")
-    return F.coalesce(~within(statistic, interval), F.lit(True))
+    statistic = count_of(row_rule.kind, on).cast("struct<value:double,nan:boolean>").field("value")
+    return S.call("coalesce", ~within(statistic, interval), True)
 
 
 def _repeated_keys(batch: DataFrame, fields: tuple[StructField, ...], flag: str) -> DataFrame:

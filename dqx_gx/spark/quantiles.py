@@ -21,11 +21,11 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from pyspark.sql import Column
-from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType, StructField
 
+from dqx_gx.spark import text as S
 from dqx_gx.spark.expressions import DOUBLE, with_nan_flag
+from dqx_gx.spark.text import Sql
 
 ACCURACY: Final = 10_000
 """``percentile_approx``'s accuracy (Spark's default): rank error at most ``n / ACCURACY``."""
@@ -35,18 +35,18 @@ UNDECIDED: Final = None
 """What :func:`quantile_cont` answers when the ranks it needs were not collected."""
 
 
-def bracket(column: Column, p: float) -> Column:
+def bracket(column: Sql, p: float) -> Sql:
     """Two values, by ``percentile_approx`` at ``p ± MARGIN``, between which the exact answer lies.
 
     NaN is summarised as +inf, its neighbour in the order: Spark's summary mis-ranks NaN (measured:
     ``[1, 2, NaN, NaN]`` gave NaN for p = 0).
     """
     value = column.cast(DOUBLE)
-    where = F.array(F.lit(max(0.0, p - MARGIN)), F.lit(min(1.0, p + MARGIN)))
-    return F.percentile_approx(F.when(F.isnan(value), F.lit(math.inf)).otherwise(value), where, ACCURACY)
+    where = S.call("array", max(0.0, p - MARGIN), min(1.0, p + MARGIN))
+    return S.call("percentile_approx", S.when(S.call("isnan", value), math.inf, value), where, ACCURACY)
 
 
-def order_statistics(column: Column, bounds: list[float | None] | None, field: StructField) -> Column:
+def order_statistics(column: Sql, bounds: list[float | None] | None, field: StructField) -> Sql:
     """What :func:`quantile_cont` needs of the values, given the bracket's ``bounds`` as GX returned them,
     and the scale of a decimal column (DuckDB interpolates decimals in their own scale).
 
@@ -55,28 +55,28 @@ def order_statistics(column: Column, bounds: list[float | None] | None, field: S
     stand for NaN, which is never collected: NaN ranks are known from their count.
     """
     value = column.cast(DOUBLE)
-    number = value.isNotNull() & ~F.isnan(value)
+    number = value.is_not_null() & ~S.call("isnan", value)
     low, high = bounds if bounds else (None, None)
-    nothing = F.lit(False)
+    nothing = S.lit(False)
     below, at_low, inside, at_high, above = number, nothing, nothing, nothing, nothing
     if low is not None and high is not None:
-        below = number & (value < F.lit(low))
-        at_low = number & (value == F.lit(low))
-        inside = number & (value > F.lit(low)) & (value < F.lit(high))
-        at_high = number & (value == F.lit(high)) & F.lit(high != low)
-        above = number & (value > F.lit(high))
-    return F.struct(
-        F.count(value).alias("n"),
-        F.count_if(F.isnan(value)).alias("nans"),
-        F.count_if(below).alias("below"),
-        F.max(F.when(below, value)).alias("before"),
-        F.lit(low).cast(DOUBLE).alias("low"),
-        F.count_if(at_low).alias("at_low"),
-        F.sort_array(F.collect_list(F.when(inside, value))).alias("inside"),
-        F.lit(high).cast(DOUBLE).alias("high"),
-        F.count_if(at_high).alias("at_high"),
-        F.min(F.when(above, value)).alias("after"),
-        F.lit(field.dataType.scale if isinstance(field.dataType, DecimalType) else None).cast("int").alias("scale"),
+        below = number & (value < low)
+        at_low = number & (value == low)
+        inside = number & (value > low) & (value < high)
+        at_high = number & (value == high) & (high != low)
+        above = number & (value > high)
+    return S.named_struct(
+        n=S.call("count", value),
+        nans=S.call("count_if", S.call("isnan", value)),
+        below=S.call("count_if", below),
+        before=S.call("max", S.when(below, value)),
+        low=S.lit(low).cast(DOUBLE),
+        at_low=S.call("count_if", at_low),
+        inside=S.call("sort_array", S.call("collect_list", S.when(inside, value))),
+        high=S.lit(high).cast(DOUBLE),
+        at_high=S.call("count_if", at_high),
+        after=S.call("min", S.when(above, value)),
+        scale=S.lit(field.dataType.scale if isinstance(field.dataType, DecimalType) else None).cast("int"),
     )
 
 
@@ -121,6 +121,6 @@ def _ranked(rank: int, found: list[Any]) -> float | None:
     return None
 
 
-def exact(column: Column, p: float) -> Column:
+def exact(column: Sql, p: float) -> Sql:
     """Spark's exact ``percentile`` (a sort of the column): for when the bracket missed."""
-    return with_nan_flag(F.percentile(column.cast(DOUBLE), F.lit(p)))
+    return with_nan_flag(S.call("percentile", column.cast(DOUBLE), p))

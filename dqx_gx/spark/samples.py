@@ -109,4 +109,4 @@ def _value(columns: Columns, field: Any, secret: set[str]) -> Column:
     if field.name in secret:
         return F.lit(REDACTED)
     text = read_text(columns, field.name)
-    return text if text is not None else spark_column(field).cast("string")
+    return text.column() if text is not None else spark_column(field).cast("string")

@@ -9,39 +9,41 @@ the column itself.
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
+from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import UNCAST, Columns, spark_column
 from dqx_gx.spark.own_expressions import own_expressions
+from dqx_gx.spark.text import Sql
 
 __all__ = ["UNCAST", "as_read", "read_text", "uncast_count", "uncast_mark"]
 
 
-def uncast_count(columns: Columns, column: str) -> Column:
+def uncast_count(columns: Columns, column: str) -> Sql:
     """How many rows hold a value of ``column`` that did not cast; NULL for a typed batch."""
     if columns.find(UNCAST) is None:
-        return F.lit(None).cast("bigint")
-    return F.count_if(uncast_mark(columns, column))
+        return S.null("bigint")
+    return S.call("count_if", uncast_mark(columns, column))
 
 
-def uncast_mark(columns: Columns, column: str) -> Column:
+def uncast_mark(columns: Columns, column: str) -> Sql:
     """True for a row whose ``column`` value did not cast, never NULL (False for a column not cast)."""
     text = read_text(columns, column)
     found = columns.find(column)
     if text is None or found is None:
-        return F.lit(False)
-    return F.coalesce(text.isNotNull() & spark_column(found).isNull(), F.lit(False))
+        return S.lit(False)
+    return S.call("coalesce", text.is_not_null() & S.col(found).is_null(), False)
 
 
-def read_text(columns: Columns, column: str) -> Column | None:
+def read_text(columns: Columns, column: str) -> Sql | None:
     """The text ``column`` was read as, when it was cast from text; else None."""
     cast = _cast_fields(columns)
     found = columns.find(column)
     if found is None or found.name not in cast:
         return None
-    return F.col(UNCAST).getField(found.name)
+    return S.named(UNCAST).field(found.name)
 
 
 @own_expressions()

@@ -20,13 +20,13 @@ from typing import Any
 import great_expectations as gx
 import pytest
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
 from dqx_gx import Contract, run_contract
 from dqx_gx.report import to_json, to_table
 from dqx_gx.rules.partitions import Granularity, period_start
 from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.run import RuleResult
+from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.expressions import partition_start
 from tests.conftest import shown
@@ -66,7 +66,7 @@ def test_partition_starts_are_utc_periods_whatever_the_session_zone(spark: Spark
         df = spark.createDataFrame(rows, "d date, ts timestamp, ntz timestamp_ntz")
         columns = Columns.of(df)
         starts = [
-            partition_start(F.col(name), columns.find(name), g.value).alias(f"{name}_{g.value}")  # type: ignore[arg-type]
+            partition_start(S.named(name), columns.find(name), g.value).column().alias(f"{name}_{g.value}")  # type: ignore[arg-type]
             for name in ("d", "ts", "ntz")
             for g in Granularity
         ]

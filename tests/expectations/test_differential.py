@@ -26,6 +26,7 @@ from returns.result import Failure, Success
 
 from dqx_gx import Contract, RuleResult, run_contract
 from dqx_gx.spark import quantiles
+from dqx_gx.spark import text as S
 from tests.documents import odcs_document
 from tests.expectations.test_orders_contract import NOW
 from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
@@ -400,6 +401,7 @@ def _compare(ours: RuleResult, expected: Reference, is_count: bool) -> str | Non
 # --- percentiles: exact QUANTILE_CONT by a bracket and one more pass (dqx_gx.spark.quantiles) -------------
 
 INF = float("inf")
+D = S.named("d")
 FRACTIONS = [0.0, 0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.999, 1.0]
 SMALL_VALUES = {
     "ties": [1.0, 1.0, 1.0, 2.0, 2.0, None, 3.5, 1.0, 2.0, None],
@@ -497,8 +499,8 @@ def test_percentiles_equal_quantile_cont_on_a_large_batch(spark: SparkSession) -
     assert not _differences(_percentile_rules(["d", "i", "dec"]), frame, table)
     undecided = []
     for p in FRACTIONS:
-        bounds = frame.agg(quantiles.bracket(F.col("d"), p)).first()[0]  # type: ignore[index]
-        found = frame.agg(quantiles.order_statistics(F.col("d"), bounds, frame.schema["d"]))
+        bounds = frame.agg(quantiles.bracket(D, p).column()).first()[0]  # type: ignore[index]
+        found = frame.agg(quantiles.order_statistics(D, bounds, frame.schema["d"]).column())
         statistics = [*found.first()[0]]  # type: ignore[index]
         assert len(statistics[6]) < 240_000 // 100, (p, len(statistics[6]))  # few collected: ties are counted
         if quantiles.quantile_cont(p, statistics) is quantiles.UNDECIDED:
@@ -510,10 +512,10 @@ def test_percentiles_equal_quantile_cont_on_a_large_batch(spark: SparkSession) -
 def test_a_bracket_that_misses_is_undecided_and_the_exact_aggregate_answers(spark: SparkSession) -> None:
     """The bracket is a hint only: ranks outside what was collected are never guessed."""
     frame = spark.createDataFrame([(float(v),) for v in range(1, 101)], "d double")
-    found = [*frame.agg(quantiles.order_statistics(F.col("d"), [80.0, 90.0], frame.schema["d"])).first()[0]]  # type: ignore[index]
+    found = [*frame.agg(quantiles.order_statistics(D, [80.0, 90.0], frame.schema["d"]).column()).first()[0]]  # type: ignore[index]
     assert found[:4] == [100, 0, 79, 79.0]
     assert quantiles.quantile_cont(0.5, found) is quantiles.UNDECIDED
     value, is_nan = quantiles.quantile_cont(0.85, found)  # type: ignore[misc]  # ranks 84 and 85: 85.0 and 86.0
     assert math.isclose(value, 85.15) and not is_nan
-    value, is_nan = frame.agg(quantiles.exact(F.col("d"), 0.5)).first()[0]  # type: ignore[index]
+    value, is_nan = frame.agg(quantiles.exact(D, 0.5).column()).first()[0]  # type: ignore[index]
     assert (value, is_nan) == (50.5, False)

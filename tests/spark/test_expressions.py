@@ -1,9 +1,11 @@
-"""The Spark expressions kinds are written in (dqx_gx/spark/expressions.py): a list's values cast to the column's
-type by the type's name, as they were by the type itself."""
+"""The Spark expressions kinds are written in (dqx_gx/spark/expressions.py, as text: dqx_gx/spark/text.py): a list's
+values cast to the column's type by the type's text, as by the type itself; literals typed as ``F.lit`` types them;
+names and text from a contract never read as SQL."""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from decimal import Decimal
 
 import pytest
@@ -11,7 +13,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from dqx_gx.spark.expressions import cast_target, is_in
+from dqx_gx.spark import text as S
+from dqx_gx.spark.expressions import is_in
 
 PLAIN_TYPES = [
     T.StringType(),
@@ -36,14 +39,13 @@ PLAIN_TYPES = [
 
 
 @pytest.mark.parametrize("data_type", PLAIN_TYPES, ids=lambda t: t.simpleString())
-def test_a_value_cast_by_the_types_name_is_the_value_cast_by_the_type(
+def test_a_value_cast_by_the_types_text_is_the_value_cast_by_the_type(
     spark: SparkSession, data_type: T.DataType
 ) -> None:
-    assert isinstance(cast_target(data_type), str)
     values = ["1", "0.5", "2026-11-27", "2026-11-27 10:30:00", "true", "x", "1 02:03:04", "1-2"]
-    by_name = [F.lit(v).try_cast(cast_target(data_type)) for v in values]
+    by_text = [S.lit(v).try_cast(S.type_text(data_type)).column() for v in values]
     by_type = [F.lit(v).try_cast(data_type) for v in values]
-    frame = spark.range(1).select(*[c.alias(f"n{i}") for i, c in enumerate(by_name + by_type)])
+    frame = spark.range(1).select(*[c.alias(f"n{i}") for i, c in enumerate(by_text + by_type)])
     types = [f.dataType for f in frame.schema.fields]
     assert types[: len(values)] == types[len(values) :]  # char and varchar are cast as string either way
     as_text = frame.select(*[F.col(f"n{i}").cast("string") for i in range(2 * len(values))]).first()
@@ -51,9 +53,15 @@ def test_a_value_cast_by_the_types_name_is_the_value_cast_by_the_type(
     assert list(as_text)[: len(values)] == list(as_text)[len(values) :]
 
 
-def test_a_composite_type_is_cast_to_as_it_is() -> None:
-    composite = T.StructType([T.StructField("a b", T.IntegerType())])
-    assert cast_target(composite) is composite
+def test_a_composite_types_field_names_are_quoted(spark: SparkSession) -> None:
+    composite = T.StructType(
+        [
+            T.StructField("a b", T.IntegerType()),
+            T.StructField("x`y", T.ArrayType(T.MapType(T.StringType(), T.DateType()))),
+        ]
+    )
+    assert S.type_text(composite) == "struct<`a b`:int,`x``y`:array<map<string,date>>>"
+    assert spark.range(1).select(S.null(composite).column()).schema.fields[0].dataType == composite
 
 
 def test_values_are_compared_in_the_columns_type(spark: SparkSession) -> None:
@@ -68,9 +76,80 @@ def test_values_are_compared_in_the_columns_type(spark: SparkSession) -> None:
     frame = spark.createDataFrame(rows, schema)
     fields = {f.name: f for f in schema.fields}
     found = frame.select(
-        is_in(F.col("price"), fields["price"], ["1.5", "x"]).alias("price"),
-        is_in(F.col("day"), fields["day"], ["2026-11-27"]).alias("day"),
-        is_in(F.col("n"), fields["n"], [7, "8.0"]).alias("n"),
+        is_in(S.col(fields["price"]), fields["price"], ["1.5", "x"]).column().alias("price"),
+        is_in(S.col(fields["day"]), fields["day"], ["2026-11-27"]).column().alias("day"),
+        is_in(S.col(fields["n"]), fields["n"], [7, "8.0"]).column().alias("n"),
     ).collect()
     # a value that does not cast is NULL in the list: no match against it is NULL, as SQL's IN is
     assert [tuple(r) for r in found] == [(True, True, True), (None, False, None), (None, None, None)]
+
+
+LITERALS = [
+    None,
+    True,
+    False,
+    0,
+    -7,
+    -(2**31),
+    2**31 - 1,
+    2**31,
+    -(2**63),
+    2**63 - 1,
+    1.5,
+    -0.0,
+    1e-05,
+    1e300,
+    float("inf"),
+    float("-inf"),
+    "",
+    "plain text",
+    "it's",
+    "back\\slash",
+    "\\' OR 1=1 --",
+    "line\nbreak é 😀",
+    Decimal("1.50"),
+    Decimal("-12345678901234567890.123"),
+    dt.date(2026, 11, 27),
+]
+
+
+@pytest.mark.parametrize("escaped", ["false", "true"])
+def test_a_literal_has_the_type_and_value_f_lit_gives_it_in_either_string_mode(
+    spark: SparkSession, escaped: str
+) -> None:
+    """``spark.sql.parser.escapedStringLiterals`` changes what a backslash in quotes means; no value depends on it."""
+    previous = spark.conf.get("spark.sql.parser.escapedStringLiterals")
+    spark.conf.set("spark.sql.parser.escapedStringLiterals", escaped)
+    try:
+        ours = spark.range(1).select(*[S.lit(v).column().alias(f"v{i}") for i, v in enumerate(LITERALS)])
+        theirs = spark.range(1).select(*[F.lit(v).alias(f"v{i}") for i, v in enumerate(LITERALS)])
+        assert [f.dataType for f in ours.schema.fields] == [f.dataType for f in theirs.schema.fields]
+        assert list(ours.first() or ()) == list(theirs.first() or ()) == LITERALS
+    finally:
+        spark.conf.set("spark.sql.parser.escapedStringLiterals", str(previous))
+
+
+def test_nan_is_a_double_literal(spark: SparkSession) -> None:
+    (value,) = spark.range(1).select(S.lit(float("nan")).column()).first() or (None,)
+    assert math.isnan(value)
+
+
+def test_a_literal_of_another_type_is_refused() -> None:
+    with pytest.raises(TypeError, match="no Spark literal for"):
+        S.lit(dt.datetime(2026, 11, 27, 10, 30))
+
+
+def test_awkward_column_names_and_a_lambda_read_their_own_values(spark: SparkSession) -> None:
+    frame = spark.createDataFrame([(1, [1, 5], 3, 9)], "`a.b` int, `x``y` array<int>, `_dqx_element` int, `my col` int")
+    fields = frame.schema.fields
+    dotted, ticked, element, spaced = (S.col(f) for f in fields)
+    big = S.exists(ticked, lambda item: item > 4)  # its element, not the column of the lambda variable's name
+    row = frame.select(
+        (dotted + spaced).column(), big.column(), (~(dotted == 1) | (spaced != 9)).column(), element.column()
+    ).first()
+    assert list(row or ()) == [10, True, False, 3]
+
+
+def test_an_expression_has_no_truth_value() -> None:
+    with pytest.raises(TypeError, match="no truth value"):
+        bool(S.lit(1) == 1)
