@@ -141,17 +141,15 @@ def case_rule_read(session: SparkSession) -> Iterator[None]:
 
 
 def spark_column(field: StructField, of: str | None = None) -> Column:
-    """A reference to the column (see :func:`column_path`)."""
-    return F.col(column_path(field, of))
+    """A column reference that survives dots, spaces and backticks in the name (see :func:`column_parts`)."""
+    return F.col(".".join(quote_identifier(part) for part in column_parts(field, of)))
 
 
-def column_path(field: StructField, of: str | None = None) -> str:
-    """A column's name as Spark reads it, surviving dots, spaces and backticks; a struct field found by
-    its path (:meth:`Columns.find`) is addressed part by part. ``of`` qualifies it with a DataFrame's
-    alias (``frame.alias(of)``)."""
+def column_parts(field: StructField, of: str | None = None) -> list[str]:
+    """The parts of a column's name: a struct field found by its path (:meth:`Columns.find`) is addressed
+    part by part; ``of`` qualifies it with a DataFrame's alias (``frame.alias(of)``)."""
     path = field.metadata.get(NESTED_PATH) if field.metadata else None
-    parts = [quote_identifier(part) for part in (path or [field.name])]
-    return ".".join([quote_identifier(of), *parts] if of else parts)
+    return [*([of] if of else []), *(path or [field.name])]
 
 
 def type_text(data_type: DataType) -> str:

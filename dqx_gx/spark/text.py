@@ -8,17 +8,25 @@ as text is one round trip (``F.expr``), about 0.15 ms; Spark parses it when it p
 like PySpark's ``Column`` (operators, ``cast``, ``isin``) and renders the text, and become a ``Column``
 at the edge (:meth:`Sql.column`).
 
-Nothing from a contract reaches the text unquoted: a column is a backticked path
-(:func:`~dqx_gx.spark.columns.column_path`), a value a typed literal (:func:`lit`; text with a quote or
-a backslash goes as its UTF-8 bytes, so neither of Spark's string escaping modes can read it otherwise),
-a type Spark's own type text with every struct field name backticked. Literals keep ``F.lit``'s types
-(``int``, ``bigint``, ``double``, ``date``), so an expression means what its ``Column`` twin meant.
+Nothing from a contract can change what the text says, whatever the session's settings:
+
+- a value is a typed literal (:func:`lit`); text holding a quote, a backslash or a ``$`` goes as its UTF-8
+  bytes (``X'…'``), so neither of Spark's string escaping modes nor its ``${…}`` variable substitution
+  (``spark.sql.variable.substitute``, on by default, applied to the whole text before parsing) reads it;
+- a column whose name is only ASCII letters, digits and ``_`` is a backticked name; any other goes through
+  ``IDENTIFIER('…')`` with its name as such a value: a backticked name would be substituted too, and read as
+  a regular expression under ``spark.sql.parser.quotedRegexColumnNames``;
+- a type is Spark's own type text (struct field names backticked; one holding ``$`` is refused).
+
+Literals keep ``F.lit``'s types (``int``, ``bigint``, ``double``, ``date``), so an expression means what its
+``Column`` twin meant.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -28,11 +36,13 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
 
 from dqx_gx.rules.sql_guard import quote_identifier
-from dqx_gx.spark.columns import column_path
+from dqx_gx.spark.columns import column_parts
 
 INT = range(-(2**31), 2**31)
 LONG = range(-(2**63), 2**63)
 _NOT_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
+_PLAIN_TEXT = re.compile(r"[^'\\$]*")
 
 
 class Sql:
@@ -118,18 +128,23 @@ class Sql:
         return self._op("RLIKE", pattern)
 
     def field(self, name: str) -> Sql:
-        """A struct's field by name."""
+        """A struct's field by a plain name (dqx-gx's own: a batch column's field is a :func:`named` path)."""
+        if not _PLAIN_NAME.fullmatch(name):
+            raise ValueError(f"a field of an expression is read by a plain name, not {name!r}")
         return Sql(f"({self.text}).{quote_identifier(name)}")
 
 
 def col(field: StructField, of: str | None = None) -> Sql:
-    """A column of the batch (see :func:`~dqx_gx.spark.columns.column_path`)."""
-    return Sql(column_path(field, of))
+    """A column of the batch (see :func:`~dqx_gx.spark.columns.column_parts`)."""
+    return named(*column_parts(field, of))
 
 
-def named(name: str) -> Sql:
-    """A column by its plain name: dqx-gx's own helper columns."""
-    return Sql(quote_identifier(name))
+def named(*parts: str) -> Sql:
+    """A column by the parts of its name (a struct field's path)."""
+    path = ".".join(quote_identifier(part) for part in parts)
+    if all(_PLAIN_NAME.fullmatch(part) for part in parts):
+        return Sql(path)
+    return Sql(f"IDENTIFIER({lit(path).text})")
 
 
 def lit(value: Any) -> Sql:
@@ -142,14 +157,14 @@ def lit(value: Any) -> Sql:
         return Sql(f"{value}" if value in INT else f"{value}L" if value in LONG else f"{value}BD")
     if isinstance(value, float):
         if math.isfinite(value):
-            return Sql(f"{value!r}D")
+            return Sql(f"{float.__repr__(value)}D")
         return Sql(f"CAST('{_NOT_FINITE.get(value, 'NaN')}' AS DOUBLE)")
-    if isinstance(value, Decimal):
+    if isinstance(value, Decimal) and value.is_finite():
         return Sql(f"{value}BD")
     if isinstance(value, str):
-        if "'" in value or "\\" in value:
-            return Sql(f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)")
-        return Sql(f"'{value}'")
+        if _PLAIN_TEXT.fullmatch(value):
+            return Sql(f"'{value}'")
+        return Sql(f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)")
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return Sql(f"DATE '{value.isoformat()}'")
     raise TypeError(f"no Spark literal for {value!r} ({type(value).__name__})")
@@ -202,5 +217,7 @@ def type_text(data_type: DataType | str) -> str:
     if isinstance(data_type, MapType):
         return f"map<{type_text(data_type.keyType)},{type_text(data_type.valueType)}>"
     if isinstance(data_type, StructType):
+        if any("$" in f.name for f in data_type.fields):
+            raise ValueError(f"a struct type with a field name holding '$' is not written as SQL text: {data_type}")
         return f"struct<{','.join(f'{quote_identifier(f.name)}:{type_text(f.dataType)}' for f in data_type.fields)}>"
     return data_type.simpleString()

@@ -43,7 +43,7 @@ def read_text(columns: Columns, column: str) -> Sql | None:
     found = columns.find(column)
     if found is None or found.name not in cast:
         return None
-    return S.named(UNCAST).field(found.name)
+    return S.named(UNCAST, found.name)
 
 
 @own_expressions()

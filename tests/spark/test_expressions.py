@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from dqx_gx.spark import text as S
+from dqx_gx.spark.columns import NESTED_PATH
 from dqx_gx.spark.expressions import is_in
 
 PLAIN_TYPES = [
@@ -107,6 +108,9 @@ LITERALS = [
     "back\\slash",
     "\\' OR 1=1 --",
     "line\nbreak é 😀",
+    "a${x}b",
+    "${env:HOME}",
+    "^user[0-9]+$",
     Decimal("1.50"),
     Decimal("-12345678901234567890.123"),
     dt.date(2026, 11, 27),
@@ -137,6 +141,39 @@ def test_nan_is_a_double_literal(spark: SparkSession) -> None:
 def test_a_literal_of_another_type_is_refused() -> None:
     with pytest.raises(TypeError, match="no Spark literal for"):
         S.lit(dt.datetime(2026, 11, 27, 10, 30))
+    with pytest.raises(TypeError, match="no Spark literal for"):
+        S.lit(Decimal("NaN"))
+
+
+def test_names_are_names_under_variable_substitution_and_regex_column_names(spark: SparkSession) -> None:
+    """``${x}`` in a name is not substituted, ``a.b`` is not a regular expression matching ``aXb``."""
+    frame = spark.createDataFrame(
+        [(1, 10, 100, 1000, (5,)), (1, 20, 100, 2000, (6,))],
+        "`a.b` int, aXb int, `a${x}b` int, ab int, `s t` struct<`u.v`:int>",
+    )
+    fields = {f.name: f for f in frame.schema.fields}
+    nested = T.StructField("s t.u.v", T.IntegerType(), True, {NESTED_PATH: ["s t", "u.v"]})
+    settings = {"spark.sql.parser.quotedRegexColumnNames": "true", "spark.sql.variable.substitute": "true"}
+    before = {key: spark.conf.get(key) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        found = frame.select(
+            S.count_distinct(S.col(fields["a.b"])).column(),
+            S.call("sum", S.col(fields["a${x}b"])).column(),
+            S.call("max", S.col(nested)).column(),
+        ).first()
+    finally:
+        for key, value in before.items():
+            spark.conf.set(key, str(value))
+    assert list(found or ()) == [1, 200, 6]
+
+
+def test_a_name_that_text_cannot_hold_is_refused() -> None:
+    with pytest.raises(ValueError, match="plain name"):
+        S.lit(1).field("a b")
+    with pytest.raises(ValueError, match="holding"):
+        S.type_text(T.StructType([T.StructField("a${x}", T.IntegerType())]))
 
 
 def test_awkward_column_names_and_a_lambda_read_their_own_values(spark: SparkSession) -> None:
