@@ -47,7 +47,7 @@ from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, type_problem
-from dqx_gx.spark.expressions import count_if, num_rows
+from dqx_gx.spark.expressions import count_if, counted, num_rows
 from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.own_expressions import own_expressions
@@ -461,7 +461,7 @@ class ReferenceAggregate(TableMetricProvider):
             return {"error": keys}
         with own_expressions():
             joined = with_found_keys(df, on.fields, reference, keys, FOUND)
-            found = replace(on, found=S.call("coalesce", S.named(FOUND), False))
+            found = replace(on, found=counted(S.named(FOUND)))
             query = joined.agg(spark_of(kind).aggregate(found).column())
         return query.first()[0]  # type: ignore[index]
 

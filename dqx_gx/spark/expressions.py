@@ -51,7 +51,7 @@ def is_in(column: Sql, field: StructField, values: Sequence[Any]) -> Sql:
     """
     if not values:
         return S.when(column.is_not_null(), False)
-    target = S.type_text(field.dataType)
+    target = S.sql_type(field.dataType)
     return column.isin(*[S.lit(v).try_cast(target) for v in values])
 
 

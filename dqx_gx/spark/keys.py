@@ -20,6 +20,7 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import NESTED_PATH
+from dqx_gx.spark.expressions import num_rows
 from dqx_gx.spark.text import Sql
 
 Key = tuple[StructField, ...]
@@ -113,7 +114,7 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
         grouping_sets=tuple(tuple(by_name[column] for column in key_set) for key_set in sets),
         # one set: a plain grouping (no row expanded, no column limit), no column left out
         per_group=(
-            S.call("count", 1).column().alias("_dqx_rows"),
+            num_rows().column().alias("_dqx_rows"),
             (S.lit(0) if len(sets) == 1 else S.call("grouping_id")).column().alias("_dqx_set"),
         ),
         set_id=set_id.column(),
@@ -121,7 +122,7 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
             each.column()
             for each in (
                 S.call("sum", rows),
-                S.call("count", 1),
+                num_rows(),
                 S.call("count_if", whole),
                 S.call("sum", S.when(repeated, rows)),
                 S.call("sum", S.when(repeated | ~whole, rows)),

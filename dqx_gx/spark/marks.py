@@ -18,7 +18,7 @@ from dqx_gx.rules.metric import MetricKind, Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
-from dqx_gx.spark.expressions import within
+from dqx_gx.spark.expressions import counted, num_rows, within
 from dqx_gx.spark.kinds import On, count_of, marks_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
@@ -158,12 +158,12 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repe
             frame = _with_flag(frame, keys, row_rule.fields, flag)
             hidden.append(flag)
             repeated_keys.append(keys)
-            repeated = S.call("coalesce", S.named(flag), False)
+            repeated = counted(S.named(flag))
         if row_rule.reference is not None:
             flag = f"_dqx_found_{index}"
             frame = with_found_keys(frame, row_rule.fields, *row_rule.reference, flag)
             hidden.append(flag)
-            found = S.call("coalesce", S.named(flag), False)
+            found = counted(S.named(flag))
         on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
         message = fill(row_rule.marks.reads, on.metric)
         rule = row_rule.rule
@@ -192,7 +192,7 @@ def _fails(row_rule: RowRule, on: On) -> Sql | bool:
             return True  # no count of one row or more passes
         count = count_of(row_rule.kind, on).cast("double")
         if metric.scale is not Scale.COUNT:
-            count = count / S.call("count", 1) * (100.0 if metric.scale is Scale.PERCENT else 1.0)
+            count = count / num_rows() * (100.0 if metric.scale is Scale.PERCENT else 1.0)
         return S.call("coalesce", ~within(count, interval), True)
     # a bound on one statistic (custom min/max): one marked row fails an upper bound of the max or a
     # lower bound of the min; any other bound needs the statistic itself

@@ -116,10 +116,10 @@ class Sql:
         return Sql(f"({self.text} IS NOT NULL)")
 
     def cast(self, to: DataType | str) -> Sql:
-        return Sql(f"CAST({self.text} AS {type_text(to)})")
+        return Sql(f"CAST({self.text} AS {sql_type(to)})")
 
     def try_cast(self, to: DataType | str) -> Sql:
-        return Sql(f"TRY_CAST({self.text} AS {type_text(to)})")
+        return Sql(f"TRY_CAST({self.text} AS {sql_type(to)})")
 
     def isin(self, *values: Any) -> Sql:
         return Sql(f"({self.text} IN ({', '.join(_of(v).text for v in values)}))")
@@ -208,16 +208,16 @@ def exists(array: Sql, predicate: Callable[[Sql], Sql]) -> Sql:
     return Sql(f"exists({array.text}, {element.text} -> {predicate(element).text})")
 
 
-def type_text(data_type: DataType | str) -> str:
+def sql_type(data_type: DataType | str) -> str:
     """A type as Spark parses it, struct field names backticked (``simpleString`` leaves them bare)."""
     if isinstance(data_type, str):
         return data_type
     if isinstance(data_type, ArrayType):
-        return f"array<{type_text(data_type.elementType)}>"
+        return f"array<{sql_type(data_type.elementType)}>"
     if isinstance(data_type, MapType):
-        return f"map<{type_text(data_type.keyType)},{type_text(data_type.valueType)}>"
+        return f"map<{sql_type(data_type.keyType)},{sql_type(data_type.valueType)}>"
     if isinstance(data_type, StructType):
         if any("$" in f.name for f in data_type.fields):
             raise ValueError(f"a struct type with a field name holding '$' is not written as SQL text: {data_type}")
-        return f"struct<{','.join(f'{quote_identifier(f.name)}:{type_text(f.dataType)}' for f in data_type.fields)}>"
+        return f"struct<{','.join(f'{quote_identifier(f.name)}:{sql_type(f.dataType)}' for f in data_type.fields)}>"
     return data_type.simpleString()

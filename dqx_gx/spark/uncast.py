@@ -15,6 +15,7 @@ from pyspark.sql.types import StructField, StructType
 
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import UNCAST, Columns, spark_column
+from dqx_gx.spark.expressions import counted
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.text import Sql
 
@@ -34,7 +35,7 @@ def uncast_mark(columns: Columns, column: str) -> Sql:
     found = columns.find(column)
     if text is None or found is None:
         return S.lit(False)
-    return S.call("coalesce", text.is_not_null() & S.col(found).is_null(), False)
+    return counted(text.is_not_null() & S.col(found).is_null())
 
 
 def read_text(columns: Columns, column: str) -> Sql | None:

@@ -44,7 +44,7 @@ def test_a_value_cast_by_the_types_text_is_the_value_cast_by_the_type(
     spark: SparkSession, data_type: T.DataType
 ) -> None:
     values = ["1", "0.5", "2026-11-27", "2026-11-27 10:30:00", "true", "x", "1 02:03:04", "1-2"]
-    by_text = [S.lit(v).try_cast(S.type_text(data_type)).column() for v in values]
+    by_text = [S.lit(v).try_cast(S.sql_type(data_type)).column() for v in values]
     by_type = [F.lit(v).try_cast(data_type) for v in values]
     frame = spark.range(1).select(*[c.alias(f"n{i}") for i, c in enumerate(by_text + by_type)])
     types = [f.dataType for f in frame.schema.fields]
@@ -61,7 +61,7 @@ def test_a_composite_types_field_names_are_quoted(spark: SparkSession) -> None:
             T.StructField("x`y", T.ArrayType(T.MapType(T.StringType(), T.DateType()))),
         ]
     )
-    assert S.type_text(composite) == "struct<`a b`:int,`x``y`:array<map<string,date>>>"
+    assert S.sql_type(composite) == "struct<`a b`:int,`x``y`:array<map<string,date>>>"
     assert spark.range(1).select(S.null(composite).column()).schema.fields[0].dataType == composite
 
 
@@ -173,7 +173,7 @@ def test_a_name_that_text_cannot_hold_is_refused() -> None:
     with pytest.raises(ValueError, match="plain name"):
         S.lit(1).field("a b")
     with pytest.raises(ValueError, match="holding"):
-        S.type_text(T.StructType([T.StructField("a${x}", T.IntegerType())]))
+        S.sql_type(T.StructType([T.StructField("a${x}", T.IntegerType())]))
 
 
 def test_awkward_column_names_and_a_lambda_read_their_own_values(spark: SparkSession) -> None:
