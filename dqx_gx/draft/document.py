@@ -34,7 +34,6 @@ from dqx_gx.draft.stats import ColumnStats, Profile, Shape
 API_VERSION = "v3.1.0"
 ROW_BAND = 0.5
 """The rowCount rule accepts the drafted row count ± this share: volumes vary; a draft says the order."""
-SEVERITIES = ("warning", "error")
 _ID_NAME = re.compile(r"(^|_)id$|[a-z]Id$|^key$", re.IGNORECASE)
 
 

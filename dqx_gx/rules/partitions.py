@@ -22,9 +22,6 @@ class Granularity(StrEnum):
     MONTHLY = "monthly"
 
 
-GRANULARITIES = tuple(sorted(g.value for g in Granularity))
-"""dqlib's order when it names them (``sorted(_GRANULARITY_VALUES)``)."""
-
 SHOWN_MISSING = 10
 """How many missing partitions a result names."""
 
