@@ -38,8 +38,8 @@ from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructT
 from dqx_gx.rules.sql_guard import quote_identifier
 from dqx_gx.spark.columns import column_parts
 
-INT = range(-(2**31), 2**31)
-LONG = range(-(2**63), 2**63)
+_INT_VALUES = range(-(2**31), 2**31)
+_LONG_VALUES = range(-(2**63), 2**63)
 _NOT_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 _PLAIN_TEXT = re.compile(r"[^'\\$]*")
@@ -154,7 +154,7 @@ def lit(value: Any) -> Sql:
     if isinstance(value, bool):
         return Sql("true" if value else "false")
     if isinstance(value, int):
-        return Sql(f"{value}" if value in INT else f"{value}L" if value in LONG else f"{value}BD")
+        return Sql(f"{value}" if value in _INT_VALUES else f"{value}L" if value in _LONG_VALUES else f"{value}BD")
     if isinstance(value, float):
         if math.isfinite(value):
             return Sql(f"{float.__repr__(value)}D")
