@@ -147,7 +147,7 @@ class Contract:
     def sensitive_columns(self) -> frozenset[str]:
         """The columns whose values no output may show (SPEC §5): each sensitive property, a struct field by
         its path (``address.zip``), and every struct holding one, since showing the struct shows the field."""
-        return frozenset(_sensitive(self.properties))
+        return sensitive_columns(self.properties)
 
     @property
     def sample_key(self) -> tuple[str, ...]:
@@ -163,14 +163,25 @@ class Contract:
         return next((p for p in self.properties if p.name == name), None)
 
 
+def sensitive_columns(properties: tuple[Property, ...]) -> frozenset[str]:
+    """The columns of ``properties`` whose values no output may show (:attr:`Contract.sensitive_columns`)."""
+    return frozenset(_sensitive(properties))
+
+
 def _sensitive(properties: tuple[Property, ...], prefix: str = "", inherited: bool = False) -> Iterator[str]:
-    """Sensitive columns by path; every field of a sensitive struct is sensitive too."""
+    """Sensitive columns by path; every field of a sensitive struct is sensitive too, and an array or map
+    whose elements hold a sensitive value is sensitive as a whole (showing it shows them)."""
     for prop in properties:
         column = f"{prefix}{prop.column}"
-        inside = list(_sensitive(prop.properties, f"{column}.", inherited or prop.sensitive))
-        if inherited or prop.sensitive or inside:
+        if inherited or _holds_sensitive(prop):
             yield column
-        yield from inside
+        yield from _sensitive(prop.properties, f"{column}.", inherited or prop.sensitive)
+
+
+def _holds_sensitive(prop: Property) -> bool:
+    """Sensitive itself, or holding a sensitive field or element (of an array or map) at any depth."""
+    nested = (*prop.properties, prop.items, prop.map_key, prop.map_value)
+    return prop.sensitive or any(_holds_sensitive(n) for n in nested if n is not None)
 
 
 def skipped(label: str, reason: str, *, stacklevel: int = 1, **fields: Any) -> SkippedRule:

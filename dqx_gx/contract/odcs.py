@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dqx_gx.contract.jsonschemas import Problem, json_path, odcs_problems
-from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule, skipped
+from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRule, sensitive_columns, skipped
 from dqx_gx.contract.pointer import located
 from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
@@ -275,6 +275,7 @@ def _contract(
     text_rules: list[TextRule] = []
     notes: list[str] = []
     refused = found.paths()
+    sensitive = sensitive_columns(properties)
     for rule_path, raw, prop, (nested, items) in _rules_with_owner(obj, path, properties):
         if any(p == rule_path or p.startswith((f"{rule_path}.", f"{rule_path}[")) for p in refused):
             continue  # the schema check already said what is wrong with it
@@ -288,6 +289,7 @@ def _contract(
             nested=nested,
             items=items,
             lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
+            sensitive=sensitive,
         )
         with found.collecting(rule_path):
             parsed = parse_quality_rule(raw, ctx)

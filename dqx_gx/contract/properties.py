@@ -391,12 +391,14 @@ def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
         if problem is not None:
             yield SkippedRule(**declared, reason=problem)
             continue
-        constraint = Constraint(ConstraintKind(key), _option_value(prop, key, value, rule_id))
-        yield MetricRule(
-            **declared,
-            metric=Metric(MetricKind.VIOLATION_COUNT, (prop.column,), constraint=constraint),
-            threshold=_NO_VIOLATIONS,
-        )
+        checked = _option_value(prop, key, value, rule_id)
+        if key == "pattern":  # a value must match it: NULL does not, as for invalidValues' pattern (SPEC §5)
+            metric = Metric(MetricKind.PATTERN_INVALID_COUNT, (prop.column,), pattern=str(checked))
+        else:
+            metric = Metric(
+                MetricKind.VIOLATION_COUNT, (prop.column,), constraint=Constraint(ConstraintKind(key), checked)
+            )
+        yield MetricRule(**declared, metric=metric, threshold=_NO_VIOLATIONS)
 
 
 def _unsupported_option(prop: Property, key: str, value: Any) -> str | None:

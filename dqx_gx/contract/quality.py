@@ -46,6 +46,8 @@ class RuleContext:
     """On the items of an array (``items.quality``): measured on every element, a row counting when any does."""
     lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
+    sensitive: frozenset[str] = frozenset()
+    """The schema object's sensitive columns (:func:`~dqx_gx.contract.model.sensitive_columns`)."""
 
 
 def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
@@ -389,7 +391,9 @@ _EXPECTATION_KEYS = ("type", "expectation_type", "expectationType", "expectation
 _NOT_KWARGS = frozenset({*_EXPECTATION_KEYS, "kwargs", "meta", "notes", "description", "rendered_content", "id"})
 
 
-def _gx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]) -> ExpectationRule:
+def _gx_rule(
+    raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[str, Any]
+) -> ExpectationRule | SkippedRule:
     implementation = _implementation(raw["implementation"], label)
     if not isinstance(implementation, Mapping):
         raise ContractValidationError(
@@ -421,9 +425,22 @@ def _gx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[st
             declared_column(ctx, c, label, "implementation.kwargs.column_list") if isinstance(c, str) else c
             for c in kwargs["column_list"]
         ]
+    name = raw.get("name") or _derived_name(ctx, expectation_type)
+    named = [kwargs.get(key) for key in _COLUMN_KWARGS] + list(kwargs.get("column_list") or [])
+    secret = sorted({c for c in named if isinstance(c, str) and c in ctx.sensitive})
+    if secret:  # GX writes its own results: observed values, unexpected values; none of them can be hidden
+        return _skip(
+            label,
+            info,
+            name,
+            RuleOrigin.GREAT_EXPECTATIONS,
+            f"it reads the sensitive column(s) {', '.join(secret)}, and GX's own result (its observed and unexpected "
+            "values) would show them; write it as a library metric or an engine: dqx rule, whose values are "
+            "shown as ***",
+        )
     meta = implementation.get("meta") or {}
     return ExpectationRule(
-        name=raw.get("name") or _derived_name(ctx, expectation_type),
+        name=name,
         origin=RuleOrigin.GREAT_EXPECTATIONS,
         column=kwargs.get("column") if isinstance(kwargs.get("column"), str) else None,
         expectation_type=expectation_type,

@@ -379,6 +379,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                     ),
                 ),
                 library=(Library("invalidValues", "pattern"),),
+                elsewhere="An ODCS property's logicalTypeOptions.pattern, a rule that every row matches it.",
             ),
             params=(Param.PATTERN,),
         ),
@@ -390,8 +391,8 @@ KINDS: Mapping[MetricKind, Kind] = {
             marks=Marks(_violation_row_words),
             expectation="expect_dqx_violation_count",
             words=Words(
-                "Non-NULL rows breaking a value constraint: a length, a pattern or format, a bound, a multiple, "
-                "an item count or unique items.",
+                "Non-NULL rows breaking a value constraint: a length, a format, a native pattern check, a bound, "
+                "a multiple, an item count or unique items.",
                 (
                     Example(Place.PROPERTY, "logicalType: string\nlogicalTypeOptions:\n  maxLength: 12"),
                     _native_example(
@@ -403,7 +404,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                         "pattern", Format.NATIVE_COLUMN, (PATTERN, FORMAT, FLAGS, RETURN), one_of=("pattern", "format")
                     ),
                 ),
-                elsewhere="An ODCS property's logicalTypeOptions (minLength, maxLength, pattern, format, minimum, "
+                elsewhere="An ODCS property's logicalTypeOptions (minLength, maxLength, format, minimum, "
                 "maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems), each "
                 "a rule that no row breaks it.",
             ),

@@ -126,7 +126,6 @@ OPTION_CASES = [
     # (logicalType, option, value, column DDL, rows, DuckDB predicate for a violation)
     ("string", "minLength", 2, "string", ["a", "ab", "abc", None, "é"], "length(c) < 2"),
     ("string", "maxLength", 2, "string", ["a", "ab", "abc", None, "日本語"], "length(c) > 2"),
-    ("string", "pattern", "^[a-z]+$", "string", ["abc", "aBc", "", None, "x1"], "NOT regexp_matches(c, '^[a-z]+$')"),
     ("integer", "minimum", 0, "bigint", [-1, 0, 5, None], "c < 0"),
     ("integer", "exclusiveMinimum", 0, "bigint", [-1, 0, 5, None], "c <= 0"),
     ("number", "maximum", 1.5, "double", [1.5, 1.6, -3.0, None], "c > 1.5"),
@@ -166,6 +165,25 @@ def test_array_options(spark: SparkSession) -> None:
     by_name = results(spark, contract, rows, "c array<string>")
     assert by_name["c maxItems 2"].observed == 1
     assert by_name["c uniqueItems True"].observed == 1
+
+
+def test_pattern_option_counts_nulls_as_not_matching(spark: SparkSession) -> None:
+    """A value must match a pattern: NULL does not (as for invalidValues' pattern), unlike the other options."""
+    values = ["abc", "aBc", "", None, "x1", None]
+    contract = one_table([{"name": "c", "logicalType": "string", "logicalTypeOptions": {"pattern": "^[a-z]+$"}}])
+    result = results(spark, contract, [(v,) for v in values], "c string")["c pattern ^[a-z]+$"]
+    table = pa.table({"c": pa.array(values, type=pa.string())})
+    expected = duckdb_value(table, "COUNT_IF(c IS NULL OR NOT regexp_matches(c, '^[a-z]+$'))")
+    assert result.observed == expected == 5
+    assert result.assertion.status == "FAILED" and result.assertion.severity == "P1"
+
+
+def test_pattern_on_items_counts_rows_with_a_null_or_unmatched_element(spark: SparkSession) -> None:
+    items = {"logicalType": "string", "logicalTypeOptions": {"pattern": "^[a-z]+$"}}
+    contract = one_table([{"name": "c", "logicalType": "array", "items": items}])
+    rows = [(["abc"],), (["abc", None],), (["X", "y"],), (None,), ([],)]
+    result = results(spark, contract, rows, "c array<string>")["c[*] pattern ^[a-z]+$"]
+    assert result.observed == 2  # the NULL element, and "X"; a NULL or empty array has no element to break it
 
 
 def test_string_format_option(spark: SparkSession) -> None:

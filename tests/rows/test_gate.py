@@ -193,7 +193,7 @@ def test_marks_equal_hand_written_filters(
         "score min": c("score").isNotNull() & ~(c("score") > -1e-9),
         "tag nulls": c("tag").isNull(),
         "tag minLength 1": c("tag").isNotNull() & (F.length("tag") < 1),
-        "tag pattern ^[a-z]$": c("tag").isNotNull() & ~c("tag").rlike("^[a-z]$"),
+        "tag pattern ^[a-z]$": c("tag").isNull() | ~c("tag").rlike("^[a-z]$"),  # NULL does not match (SPEC §5)
         "weird pattern": ~F.coalesce(c(QUOTED).rlike("^[a-z]+$"), F.lit(False)),
         "code maxLength 3": c("code").isNotNull() & (F.length("code") > 3),
         "tags uniqueItems True": c("tags").isNotNull() & (F.size(F.array_distinct("tags")) != F.size("tags")),
@@ -227,6 +227,7 @@ def test_errors_hold_p0_rules_and_warnings_the_rest(contract: Contract, frame: D
         "status missing": ("P1", "status is NULL or one of ['gone']"),
         "status whitelist": ("P2", "status is not one of ['new', 'done']"),
         "tag nulls": ("P3", "tag is NULL"),
+        "tag pattern ^[a-z]$": ("P1", "tag is NULL or does not match /^[a-z]$/"),
         "weird pattern": ("P1", f"{WEIRD} is NULL or does not match /^[a-z]+$/"),
     }
 

@@ -208,3 +208,109 @@ def test_no_output_of_a_run_shows_a_sensitive_value(spark: SparkSession, tmp_pat
     assert "***" in html and "gone" in html  # the samples table is in data docs
     quarantined = spark.read.parquet(str(tmp_path / "q-table"))
     assert quarantined.filter(F.col("email") == SECRET).count() == 1  # the data itself is the data
+
+
+def test_sensitive_elements_of_arrays_are_never_shown(spark: SparkSession) -> None:
+    """An array whose items are sensitive, or whose items hold a sensitive field, shows them when shown whole."""
+    properties = [
+        {"name": "id", "logicalType": "integer", "primaryKey": True},
+        {
+            "name": "phones",
+            "logicalType": "array",
+            "items": {
+                "logicalType": "string",
+                "classification": "PII",
+                "quality": [{"name": "phone nulls", "metric": "nullValues", "mustBe": 0, "severity": "error"}],
+            },
+        },
+        {
+            "name": "contacts",
+            "logicalType": "array",
+            "logicalTypeOptions": {"maxItems": 1},
+            "items": {
+                "logicalType": "object",
+                "properties": [{"name": "email", "logicalType": "string", "classification": "confidential"}],
+            },
+        },
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        (contract,) = Contract.from_odcs(odcs_document([{"name": "people", "properties": properties}]))
+    assert contract.sensitive_columns == {"phones", "contacts"}
+    frame = spark.createDataFrame(
+        [(1, ["555-0100"], [("a@x",)]), (2, ["555-SECRET", None], [("b@x",), ("leak@secret.org",)])],
+        "id int, phones array<string>, contacts array<struct<email: string>>",
+    )
+    run = run_contract(contract, frame, samples=5)
+    results = {r.rule.name: r for r in run.rule_results}
+    phones = shown(results["phone nulls"], "failed rows")
+    assert results["phone nulls"].observed == 1
+    assert phones is not None and phones.columns == ("id", "phones") and phones.rows == (("2", "***"),)
+    (items,) = [r for r in run.rule_results if r.rule.name.startswith("contacts maxItems")]
+    contacts = shown(items, "failed rows")
+    assert items.observed == 1
+    assert contacts is not None and contacts.rows == (("2", "***"),)
+    recorded = [evr.result for suite in run.checkpoint_result.run_results.values() for evr in suite.results]
+    assert "SECRET" not in repr(recorded) and "secret.org" not in repr(recorded)
+    assert "SECRET" not in to_table(run) and "secret.org" not in to_json(run)
+
+
+def test_a_gx_declared_rule_on_a_sensitive_column_is_skipped_not_shown(spark: SparkSession) -> None:
+    """GX writes a built-in expectation's result itself (observed and unexpected values): it cannot be masked."""
+    gx_max = {
+        "type": "custom",
+        "engine": "greatExpectations",
+        "name": "salary max (GX)",
+        "severity": "warning",
+        "implementation": {"type": "expect_column_max_to_be_between", "kwargs": {"max_value": 10}},
+    }
+    gx_pair = {
+        "type": "custom",
+        "engine": "greatExpectations",
+        "name": "pair (GX)",
+        "implementation": {
+            "type": "expect_column_pair_values_a_to_be_greater_than_b",
+            "kwargs": {"column_A": "id", "column_B": "Salary"},
+        },
+    }
+    properties = [
+        {"name": "id", "logicalType": "integer", "quality": [gx_pair]},
+        {
+            "name": "Salary",
+            "physicalName": "salary",
+            "logicalType": "number",
+            "classification": "confidential",
+            "quality": [gx_max],
+        },
+        {
+            "name": "code",
+            "logicalType": "string",
+            "quality": [
+                {
+                    **gx_max,
+                    "name": "code max (GX)",
+                    "implementation": {
+                        "type": "expect_column_value_lengths_to_be_between",
+                        "kwargs": {"max_value": 10},
+                    },
+                }
+            ],
+        },
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ContractWarning)
+        (contract,) = Contract.from_odcs(odcs_document([{"name": "pay", "properties": properties}]))
+    assert sorted(str(w.message).split(":")[0] for w in caught) == [
+        "Quality rule 'pair (GX)'",
+        "Quality rule 'salary max (GX)'",
+    ]
+    assert "it reads the sensitive column(s) salary, and GX's own result" in str(caught[0].message)
+    frame = spark.createDataFrame([(1, 98765.0, "a"), (2, 5.0, "b")], "id int, salary double, code string")
+    run = run_contract(contract, frame)
+    status = {r.rule.name: r.assertion.status for r in run.rule_results}
+    assert status["salary max (GX)"] == status["pair (GX)"] == "SKIPPED"
+    assert status["code max (GX)"] == "PASSED"  # a GX rule on a column that is not sensitive runs as written
+    (skipped,) = [r for r in run.rule_results if r.rule.name == "salary max (GX)"]
+    assert "write it as a library metric or an engine: dqx rule" in skipped.reason
+    recorded = [evr.result for suite in run.checkpoint_result.run_results.values() for evr in suite.results]
+    assert "98765" not in repr(recorded) and "98765" not in to_table(run) and "98765" not in to_json(run)
