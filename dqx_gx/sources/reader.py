@@ -199,6 +199,12 @@ _SEPARATORS = (";", "\t", "|", ",", ":", " ")
 def _check_header(columns: Sequence[str], declared: Sequence[str], label: str) -> None:
     """A CSV header that cannot be the declared data is an input error with its likely cause (SPEC §6),
     not one FAILED "column not in batch" line per declared column."""
+    if not columns and declared:
+        named = ", ".join(declared[:3]) + (", …" if len(declared) > 3 else "")
+        raise SourceError(
+            f"{label}: the csv data is empty: no header row, so none of the declared columns ({named}) is there; "
+            "a csv batch without rows still needs its header line"
+        )
     header = "".join(columns)
     if any(ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\r\n") for ch in header):
         kind = "parquet" if header.startswith("PAR1") else "orc" if header.startswith("ORC") else None

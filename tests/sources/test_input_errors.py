@@ -98,6 +98,24 @@ def test_a_csv_with_another_separator_is_named_with_the_fix(
     assert {r["status"] for r in json.loads(out)["results"]} == {"PASSED"}
 
 
+def test_an_empty_csv_is_an_input_error_not_a_list_of_failed_rules(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = csv(tmp_path, "empty.csv", "")
+    path = contract(tmp_path, "a", "")
+    assert fails_with(capsys, "validate", path, "--data", str(data)) == (
+        f"error: --data {data}: the csv data is empty: no header row, so none of the declared columns (id, day) is "
+        "there; a csv batch without rows still needs its header line"
+    )
+    header_only = csv(tmp_path, "header.csv", "id,day\n")
+    code, out, err = run(capsys, "validate", path, "--data", str(header_only), "--output", "json", "--now", NOW)
+    assert code == 1, err  # a header without rows is an empty batch, checked as one
+    status = {r["assertion"]: (r["status"], r["reason"]) for r in json.loads(out)["results"]}
+    assert status["id has type integer"] == status["day has type date"] == ("PASSED", None)
+    assert status["id has no nulls (required)"][0] == "FAILED"  # DQX counts NULL on an empty batch
+    assert "an empty batch" in status["id has no nulls (required)"][1]
+
+
 def test_a_parquet_file_read_as_csv_says_so(
     spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
