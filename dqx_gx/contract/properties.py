@@ -155,7 +155,7 @@ def schema_rules(properties: tuple[Property, ...], collection: str, found: Probl
         with found.collecting(where) if found is not None else nullcontext():
             rules.extend(_option_rules(prop, where))
             rules.extend(_enum_rule(prop, where))
-        rules.extend(_nested_rules(prop, where, ancestors_required=prop.required))
+        rules.extend(_nested_rules(prop, where))
     if primary_key:
         first = properties.index(primary_key[0])
         names = ", ".join(p.name for p in primary_key)
@@ -168,7 +168,7 @@ def schema_rules(properties: tuple[Property, ...], collection: str, found: Probl
     return rules
 
 
-def _nested_rules(parent: Property, where: str, *, ancestors_required: bool, in_array: bool = False) -> Iterator[Rule]:
+def _nested_rules(parent: Property, where: str, *, in_array: bool = False) -> Iterator[Rule]:
     """The declarations of a struct's fields, checked by path (``address.zip``), and of an array's items,
     checked on every element; inside an array's elements they are SKIPPED with the reason. Their types are
     part of the parent's type rule."""
@@ -184,14 +184,12 @@ def _nested_rules(parent: Property, where: str, *, ancestors_required: bool, in_
             column=parent.column if is_item else f"{parent.column}.{child.column}",
         )
         if not is_item:
-            yield from _nested_declarations(prop, child_where, ancestors_required=ancestors_required, in_array=inside)
+            yield from _nested_declarations(prop, child_where, in_array=inside)
         elif in_array and (prop.required or prop.unique or prop.logical_type_options or prop.valid_values):
             yield _skipped_nested(prop, child_where, "declarations", "items of arrays inside arrays are not checked")
         elif not in_array:
             yield from _item_rules(prop, child_where)
-        yield from _nested_rules(
-            prop, child_where, ancestors_required=ancestors_required and child.required, in_array=inside
-        )
+        yield from _nested_rules(prop, child_where, in_array=inside)
 
 
 def _item_rules(prop: Property, where: str) -> Iterator[Rule]:
@@ -215,7 +213,7 @@ def _on_items(rule: MetricRule) -> MetricRule:
     return replace(rule, metric=replace(rule.metric, items=True))
 
 
-def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool, in_array: bool) -> Iterator[Rule]:
+def _nested_declarations(prop: Property, where: str, *, in_array: bool) -> Iterator[Rule]:
     declared = [k for k, on in (("required", prop.required), ("unique", prop.unique)) if on]
     declared += [f"logicalTypeOptions.{k}" for k in prop.logical_type_options if k not in _TYPE_OPTIONS]
     declared += ["enum"] if prop.valid_values else []
@@ -223,27 +221,17 @@ def _nested_declarations(prop: Property, where: str, *, ancestors_required: bool
         if declared:
             yield _skipped_nested(prop, where, ", ".join(declared), "fields of array elements are not checked yet")
         return
-    if prop.required:
-        if ancestors_required:
-            yield _required_rule(prop, where, "required")
-        else:
-            yield _skipped_nested(
-                prop,
-                where,
-                "required",
-                "a field of an optional struct: Spark reads it as NULL wherever the struct is NULL, so a NULL "
-                "count cannot tell a missing field from a missing struct; make the enclosing properties required",
-                sources=(under(pointer(where), "required"),),
-            )
+    if prop.required:  # NULL where its struct is there: a NULL struct is the struct's own required rule's
+        yield replace(
+            _required_rule(prop, where, "required"), metric=Metric(MetricKind.FIELD_NULL_COUNT, (prop.column,))
+        )
     if prop.unique:
         yield _uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,))
     yield from _option_rules(prop, where)
     yield from _enum_rule(prop, where)
 
 
-def _skipped_nested(
-    prop: Property, where: str, what: str, why: str, sources: tuple[str, ...] | None = None
-) -> SkippedRule:
+def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedRule:
     reason = f"{what} of {prop.name!r}: {why}"
     return skipped(
         f"{where} (property '{prop.name}')",
@@ -255,7 +243,7 @@ def _skipped_nested(
         origin=RuleOrigin.SCHEMA,
         dimension="conformity",
         column=prop.column,
-        sources=sources or tuple(_declaration_pointers(prop, pointer(where))) or (pointer(where),),
+        sources=tuple(_declaration_pointers(prop, pointer(where))) or (pointer(where),),
     )
 
 

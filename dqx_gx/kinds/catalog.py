@@ -118,6 +118,16 @@ CONSTRAINTS: Mapping[ConstraintKind, ConstraintCheck] = {
 }
 
 
+def _field(metric: Metric) -> str:
+    """A struct field's path, as the contract addresses it (``delivery.note``)."""
+    return metric.columns[0]
+
+
+def _struct(metric: Metric) -> str:
+    """The struct holding a field (``delivery`` of ``delivery.note``)."""
+    return metric.columns[0].rpartition(".")[0]
+
+
 def _violation_words(metric: Metric) -> str:
     assert metric.constraint is not None
     check = CONSTRAINTS[metric.constraint.kind]
@@ -241,6 +251,26 @@ KINDS: Mapping[MetricKind, Kind] = {
                 ),
                 checks=(_dqx("missing", RETURN), _native("missing", RETURN)),
                 library=(Library("nullValues"), Library("missingValues")),
+            ),
+        ),
+        Kind(
+            MetricKind.FIELD_NULL_COUNT,
+            reads=lambda metric: f"null_count({_field(metric)} where {_struct(metric)} is not NULL)",
+            accepts=ANY_TYPE,
+            value=Value.ROWS,
+            marks=Marks(lambda metric: f"{_field(metric)} is NULL while {_struct(metric)} is not"),
+            expectation="expect_dqx_field_null_count",
+            words=Words(
+                "Rows whose struct is there but whose field is NULL: a required field of an object. A row whose "
+                "struct is NULL is the struct's own `required` rule's business (an optional struct may be absent).",
+                (
+                    Example(
+                        Place.PROPERTY,
+                        "logicalType: object\nproperties:\n  - name: note\n    logicalType: string\n    required: true",
+                        "delivery",
+                    ),
+                ),
+                elsewhere="An ODCS property's `required` on a field of an object (a struct field, by its path).",
             ),
         ),
         Kind(

@@ -20,6 +20,8 @@ Scalar = str | int | float | bool
 class MetricKind(StrEnum):
     NUM_ROWS = "num_rows"
     NULL_COUNT = "null_count"
+    FIELD_NULL_COUNT = "field_null_count"
+    """Rows whose struct field is NULL while the struct holding it is not: ``required`` on a struct's field."""
     MISSING_COUNT = "missing_count"
     """NULLs plus rows equal to one of the sentinel values."""
     INVALID_COUNT = "invalid_count"

@@ -30,6 +30,7 @@ from dqx_gx.spark import expressions as X
 from dqx_gx.spark import formats
 from dqx_gx.spark import quantiles as Q
 from dqx_gx.spark import text as S
+from dqx_gx.spark.columns import column_parts
 from dqx_gx.spark.keys import KeyCounts
 from dqx_gx.spark.text import Sql
 
@@ -243,6 +244,13 @@ def _partition_in_window(on: On) -> Sql:
     return S.when(start >= epoch_micros(span.start), S.call("least", start, epoch_micros(span.end)))
 
 
+def _null_in_its_struct(on: On) -> Sql:
+    """The field is NULL and the struct holding it is not (Spark reads every field of a NULL struct as NULL)."""
+    parts = column_parts(on.field)
+    null = on.column.is_null()
+    return S.named(*parts[:-1]).is_not_null() & null if len(parts) > 1 else null
+
+
 def _statistic(aggregate: SparkExpression, predicate: SparkExpression | None = None) -> SparkKind:
     """A floating statistic of the column's non-null values, read back as ``[value, is_nan]``."""
     return SparkKind(aggregate, predicate, result_type="struct<v:double,nan:boolean>")
@@ -251,6 +259,7 @@ def _statistic(aggregate: SparkExpression, predicate: SparkExpression | None = N
 SPARK: Mapping[MetricKind, SparkKind] = {
     MetricKind.NUM_ROWS: SparkKind(lambda on: X.num_rows()),
     MetricKind.NULL_COUNT: SparkKind(lambda on: X.count_if(on.column.is_null()), lambda on: on.column.is_null()),
+    MetricKind.FIELD_NULL_COUNT: SparkKind(lambda on: X.count_if(_null_in_its_struct(on)), _null_in_its_struct),
     MetricKind.MISSING_COUNT: SparkKind(
         lambda on: X.count_if(on.column.is_null()) + X.count_if(_is_in(on)),
         lambda on: on.column.is_null() | X.counted(_is_in(on)),

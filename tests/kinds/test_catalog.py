@@ -88,6 +88,7 @@ def test_only_row_counts_are_scaled() -> None:
     scalable = {metric for metric, kind in KINDS.items() if kind.value is Value.ROWS}
     assert scalable == {
         MetricKind.NULL_COUNT,
+        MetricKind.FIELD_NULL_COUNT,
         MetricKind.MISSING_COUNT,
         MetricKind.INVALID_COUNT,
         MetricKind.COUNT_VALUES,
