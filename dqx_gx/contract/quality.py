@@ -426,7 +426,8 @@ def _gx_rule(
             for c in kwargs["column_list"]
         ]
     name = raw.get("name") or _derived_name(ctx, expectation_type)
-    named = [kwargs.get(key) for key in _COLUMN_KWARGS] + list(kwargs.get("column_list") or [])
+    listed = kwargs.get("column_list")
+    named = [kwargs.get(key) for key in _COLUMN_KWARGS] + (listed if isinstance(listed, list) else [])
     secret = sorted({c for c in named if isinstance(c, str) and c in ctx.sensitive})
     if secret:  # GX writes its own results: observed values, unexpected values; none of them can be hidden
         return _skip(
