@@ -21,7 +21,9 @@ does this by itself (``-XX:+AutoCreateSharedArchive``); Java 17 does not, so thi
   are not tried again for :data:`RETRY` seconds;
 - a JVM that does not start with the archive's options is started again without them (and the archive
   not tried for :data:`RETRY` seconds): the archive only saves time, it is never why a command fails;
-- an archive no command mapped for 30 days (a Java or Spark since replaced) is deleted when a new one is made.
+- an archive no command mapped for 30 days (a Java or Spark since replaced), a part file no command made an
+  archive of in a day (its virtual environment removed) and markers 30 days old are deleted when a command
+  makes or starts an archive of its own.
 
 HotSpot checks the archive against its own build and the classpath and ignores one that does not match;
 its ``cds`` log is turned off, so that check prints nothing into the command's output.
@@ -47,6 +49,9 @@ SETTLE = 2.0
 RETRY = 7 * 86400
 """Seconds before a Java and Spark whose archive failed are tried again."""
 UNUSED = 30 * 86400
+STALE = 86400
+"""Seconds after which another key's part file (about 160 MB) is deleted: its JVM ended long ago, and the
+command that would have made it an archive never came (a virtual environment since removed)."""
 VERSIONS = ("17", "21")
 """Java versions whose archives were tried (Java 25 moves these logs to another tag, which later ones refuse)."""
 REFUSED = (
@@ -146,6 +151,7 @@ def _options(folder: Path, key: str, now: float) -> list[str]:
     if not seen.exists():
         seen.touch()
         return []
+    _forget_unused(folder, now)
     part = folder / f"{key}.{os.getpid()}.part"
     part.touch()  # dated now: a JVM that never writes it is noticed after GIVE_UP
     log.info("this run's JVM writes the class archive %s when it exits", part)
@@ -176,11 +182,15 @@ def _named(options: list[str]) -> Iterator[tuple[str, Path]]:
 
 
 def _forget_unused(folder: Path, now: float) -> None:
-    """Delete the archives no command mapped for :data:`UNUSED` seconds: those of a Java or Spark replaced."""
-    for archive in folder.glob("*.jsa"):
-        if now - archive.stat().st_mtime > UNUSED:
-            archive.unlink()
-            log.info("class archive unused for %d days, deleted: %s", UNUSED // 86400, archive)
+    """Delete what no command will use: archives not mapped for :data:`UNUSED` seconds (a Java or Spark
+    replaced), part files older than :data:`STALE` (this command's own were made an archive or given up
+    before) and the markers of keys not seen for :data:`UNUSED` seconds."""
+    for path in folder.iterdir():
+        limit = {".jsa": UNUSED, ".part": STALE, ".seen": UNUSED, ".failed": UNUSED + RETRY}.get(path.suffix)
+        with contextlib.suppress(OSError):  # another command may delete it first
+            if limit is not None and now - path.stat().st_mtime > limit:
+                path.unlink()
+                log.info("class archive file unused for %d days, deleted: %s", limit // 86400, path)
 
 
 def _whole(part: Path) -> bool:

@@ -355,7 +355,14 @@ def _outputs(args: argparse.Namespace, contracts: int) -> list[tuple[Output, str
     ]
     if outputs and contracts > 1:
         raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
+    if len(outputs) == 2 and outputs[0][0].overlaps(outputs[1][0].path):
+        raise InputError(
+            f"--valid {args.valid} and --quarantine {args.quarantine}: one would overwrite the other; "
+            "give each output a place of its own"
+        )
     for output, option in outputs:
+        if args.data and output.overlaps(args.data):
+            raise InputError(f"{option} {output.path}: overlaps the input, --data {args.data}; write it elsewhere")
         output.check(overwrite=args.overwrite, option=option)
     return outputs
 
@@ -554,7 +561,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="stop with an error on a missing column, a type mismatch or NULLs in a required column",
     )
-    _allow_sql(validate)
+    _allow_sql(validate, "run")
     _notify(validate)
     validate.add_argument(
         "--samples",
@@ -565,12 +572,16 @@ def _parser() -> argparse.ArgumentParser:
         f"(default {DEFAULT_SAMPLES}; 0: none)",
     )
     validate.add_argument(
-        "--valid", metavar="PATH", help="write the rows that break no P0 rule here (their warnings in _dqx_warnings)"
+        "--valid",
+        metavar="PATH",
+        help="write the rows that break no failing P0 rule here (their warnings in _dqx_warnings); "
+        "apart from the input and --quarantine",
     )
     validate.add_argument(
         "--quarantine",
         metavar="PATH",
-        help="write the rows that break a P0 rule here, with the _dqx_errors and _dqx_warnings columns",
+        help="write the rows that break a P0 rule that fails on the batch here, with the _dqx_errors and "
+        "_dqx_warnings columns",
     )
     validate.add_argument(
         "--write-format",
@@ -592,7 +603,7 @@ def _parser() -> argparse.ArgumentParser:
     translate.add_argument("contracts", nargs="+", metavar="CONTRACT", help="one or more contracts (YAML)")
     translate.add_argument("--schema", metavar="NAME", help="only this schema object (of a contract with several)")
     translate.add_argument("--gx-dir", required=True, metavar="DIR", help="the GX project's root directory")
-    _allow_sql(translate)
+    _allow_sql(translate, "write")
     _notify(translate)
     translate.set_defaults(handler=_translate)
 
@@ -668,11 +679,11 @@ def _notify_target(text: str) -> Target:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _allow_sql(command: argparse.ArgumentParser) -> None:
+def _allow_sql(command: argparse.ArgumentParser, verb: str) -> None:
     command.add_argument(
         "--allow-sql",
         action="store_true",
-        help="run the contract's type: sql rules (each must be a single read-only SELECT over the batch); "
+        help=f"{verb} the contract's type: sql rules (each must be a single read-only SELECT over the batch); "
         "off by default",
     )
 

@@ -76,6 +76,32 @@ def test_a_new_archive_deletes_those_unused_for_30_days(tmp_path: Path, spark_ho
     assert now - mapped.stat().st_mtime < 60
 
 
+def test_part_files_no_command_will_finish_are_deleted(tmp_path: Path, spark_home: Path) -> None:
+    """A part file of another key whose JVM ended a day ago (its virtual environment removed) is 160 MB no
+    command will make an archive of; one being written, and an archive in use, are left alone."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    files = {
+        "spark-gone.7.part": 2 * 86400,
+        "spark-gone.seen": 31 * 86400,
+        "spark-busy.8.part": 3600,
+        "spark-busy.seen": 3600,
+        "spark-used.jsa": 86400,
+    }
+    for name, age in files.items():
+        (folder / name).write_bytes(MAGIC)
+        os.utime(folder / name, (time.time() - age,) * 2)
+    env = environ(folder)
+    java_options(str(spark_home), environ=env)  # a first command: nothing written, nothing swept
+    assert all((folder / name).exists() for name in files)
+    assert java_options(str(spark_home), environ=env)[0].startswith("-XX:ArchiveClassesAtExit=")
+    assert sorted(p.name for p in folder.iterdir() if p.name in files) == [
+        "spark-busy.8.part",
+        "spark-busy.seen",
+        "spark-used.jsa",
+    ]
+
+
 def test_a_writing_that_never_completes_is_given_up_for_a_week(tmp_path: Path, spark_home: Path) -> None:
     folder = tmp_path / "cache"
     env = environ(folder)

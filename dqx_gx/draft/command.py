@@ -27,7 +27,7 @@ def add_draft(commands: Any, parents: list[argparse.ArgumentParser]) -> argparse
         description="Measure a dataset (one aggregation, plus an exact check of the columns that may be keys "
         "or have few values) and write an ODCS v3.1 contract that the same data passes: every column with its "
         "type, required where no NULL, unique and one primary key where exact, numeric ranges, string lengths "
-        "and value lists, and the row count ± 50 %%. Review it before use.",
+        "and value lists, and the row count ± 50 %. Review it before use.",
     )
     where = draft.add_mutually_exclusive_group(required=True)
     where.add_argument("--data", metavar="PATH", help="the dataset: a file, folder or glob Spark can read")

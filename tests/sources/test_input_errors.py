@@ -79,6 +79,25 @@ def test_every_input_error_is_one_line_before_spark(tmp_path: Path) -> None:
         ("validate", ORDERS, "--data", str(GOOD), "--delimiter", ";"): (
             f"error: --delimiter applies to csv; --data {GOOD} is read as parquet"
         ),
+        (
+            "validate",
+            ORDERS,
+            "--data",
+            str(GOOD),
+            "--valid",
+            str(tmp_path / "o"),
+            "--quarantine",
+            str(tmp_path / "o"),
+        ): (
+            f"error: --valid {tmp_path / 'o'} and --quarantine {tmp_path / 'o'}: one would overwrite the other; "
+            "give each output a place of its own"
+        ),
+        ("validate", ORDERS, "--data", str(GOOD), "--quarantine", str(GOOD), "--overwrite"): (
+            f"error: --quarantine {GOOD}: overlaps the input, --data {GOOD}; write it elsewhere"
+        ),
+        ("validate", ORDERS, "--data", str(GOOD), "--valid", str(GOOD.parent)): (
+            f"error: --valid {GOOD.parent}: overlaps the input, --data {GOOD}; write it elsewhere"
+        ),
     }
     for args, line in cases.items():
         code, err = without_spark(*args)
