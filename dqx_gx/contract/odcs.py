@@ -67,8 +67,9 @@ def load_odcs(source: Source | Document) -> list[Contract]:
     schema_objects = normalised.get("schema")
     schema_objects = schema_objects if isinstance(schema_objects, list) else []
     names = [_names(obj) for obj in schema_objects]
-    # a dataset the document declares is read from the contract's own server: no note asks for it
-    supplied = frozenset().union(*names) if servers else frozenset()
+    # a dataset the document declares is read from the contract's own server, if dqx-gx reads its type: no
+    # note asks for it
+    supplied = frozenset().union(*names) if any(s.readable for s in servers) else frozenset()
     contracts = []
     for index, obj in enumerate(schema_objects):
         if not isinstance(obj, dict):

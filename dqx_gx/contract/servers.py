@@ -34,6 +34,17 @@ _SERVER_SOURCE = {
 }
 
 
+FILE_TYPES = ("local", "s3", "gcs", "azure", "sftp")
+"""Server types whose data are files at ``path``/``location``."""
+CATALOG_TYPES = ("databricks", "hive", "glue", "iceberg")
+"""Server types whose data is a catalog table Spark reads with ``spark.table``."""
+
+
+def readable_type(kind: Any) -> bool:
+    """A server type dqx-gx reads: files, a catalog table, or ``custom`` (either, by its keys)."""
+    return kind in (*FILE_TYPES, *CATALOG_TYPES, "custom")
+
+
 @dataclass(frozen=True)
 class Server:
     """One ``servers[]`` entry as the contract wrote it (reader keys kept, whatever the type)."""
@@ -46,6 +57,12 @@ class Server:
     @property
     def where(self) -> str:
         return f"server {self.name!r} (servers[{self.index}], type {self.type})"
+
+    @property
+    def readable(self) -> bool:
+        """Of a type dqx-gx reads (files or a catalog table): a run can take the data, and the datasets its
+        foreign keys refer to, from it."""
+        return readable_type(self.type)
 
 
 def parse_servers(raw: Any, origin: str) -> tuple[Server, ...]:

@@ -19,7 +19,8 @@ from dqx_gx.contract.model import SENSITIVE_CLASSES
 from dqx_gx.contract.odcs import LATENCY_PROPERTIES
 from dqx_gx.contract.pointer import under
 from dqx_gx.contract.properties import is_sensitive
-from dqx_gx.sources.servers import CATALOG_TYPES, FILE_TYPES, supported
+from dqx_gx.contract.servers import readable_type
+from dqx_gx.sources.servers import supported
 
 
 class Status(StrEnum):
@@ -289,7 +290,7 @@ def _server(entry: Any, at: str) -> Place:
         return documented(at, "server", "servers")
     kind = entry.get("type")
     label = f"server '{entry.get('server')}' ({kind})"
-    if kind in (*FILE_TYPES, *CATALOG_TYPES, "custom"):
+    if readable_type(kind):
         return Place(at, label, Status.APPLIED, "where the data is: dqx-gx validate --server reads it")
     return Place(at, label, Status.DOCUMENTED, f"dqx-gx cannot read a {kind} server (it reads {supported()})")
 

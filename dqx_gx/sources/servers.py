@@ -13,13 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dqx_gx.contract.servers import Server
+from dqx_gx.contract.servers import CATALOG_TYPES, FILE_TYPES, Server
 from dqx_gx.sources.choices import SourceError
-
-FILE_TYPES = ("local", "s3", "gcs", "azure", "sftp")
-"""Server types whose data are files at ``path``/``location``."""
-CATALOG_TYPES = ("databricks", "hive", "glue", "iceberg")
-"""Server types whose data is a catalog table Spark reads with ``spark.table``."""
 
 
 @dataclass(frozen=True)

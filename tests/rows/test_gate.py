@@ -19,20 +19,23 @@ from tests.documents import one_table
 
 WEIRD = "we`ird name.x"
 QUOTED = "`" + WEIRD.replace("`", "``") + "`"
-DDL = f"id int, status string, score double, tag string, {QUOTED} string, code string, tags array<string>, day date"
+DDL = (
+    f"id int, status string, score double, tag string, {QUOTED} string, code string, tags array<string>, day date, "
+    "ship struct<note: string>"
+)
 STATUSES = ["new", "done"]
 
 
 def awkward_rows() -> list[tuple[Any, ...]]:
     """NULLs, NaN, ±inf, empty strings, unicode, repeated keys."""
     return [
-        (1, "new", 1.5, "a", "naïve", "AB12", ["x"], None),
-        (2, "done", float("nan"), "", "日本", "ab12", ["x", "x"], None),
-        (3, None, None, None, None, None, None, None),
-        (3, "NEW", float("inf"), "n/a", "ok", "ZZ99", [], None),
-        (4, "done", -float("inf"), "a", "", "AB1", ["y", "z"], None),
-        (None, "new", 0.0, "b", "x", "CD34", ["a"], None),
-        (None, "gone", 100.0, "b", "x", "cd34", ["a", "b", "c"], None),
+        (1, "new", 1.5, "a", "naïve", "AB12", ["x"], None, ("x",)),
+        (2, "done", float("nan"), "", "日本", "ab12", ["x", "x"], None, (None,)),
+        (3, None, None, None, None, None, None, None, None),
+        (3, "NEW", float("inf"), "n/a", "ok", "ZZ99", [], None, ("y",)),
+        (4, "done", -float("inf"), "a", "", "AB1", ["y", "z"], None, ("w",)),
+        (None, "new", 0.0, "b", "x", "CD34", ["a"], None, (None,)),
+        (None, "gone", 100.0, "b", "x", "cd34", ["a", "b", "c"], None, ("z",)),
     ]
 
 
@@ -107,6 +110,11 @@ def every_row_level_kind() -> Contract:
             "logicalTypeOptions": {"uniqueItems": True, "maxItems": 2},
         },
         {"name": "day", "logicalType": "date"},
+        {
+            "name": "ship",
+            "logicalType": "object",
+            "properties": [{"name": "note", "logicalType": "string", "required": True}],
+        },
     ]
     quality = [
         {
@@ -199,6 +207,7 @@ def test_marks_equal_hand_written_filters(
         "tags uniqueItems True": c("tags").isNotNull() & (F.size(F.array_distinct("tags")) != F.size("tags")),
         "tags maxItems 2": c("tags").isNotNull() & (F.size("tags") > 2),
         "id minimum 2": c("id").isNotNull() & (c("id") < 2),
+        "ship.note has no nulls (required)": c("ship").isNotNull() & c("ship.note").isNull(),
         "foreign key status → statuses.code": c("status").isNotNull() & ~c("status").isin(STATUSES),
     }
     for name, predicate in expected.items():
