@@ -198,7 +198,9 @@ def _run(
         valid, quarantine = split_annotated(gate.annotated(run))
         chosen = {"--valid": valid, "--quarantine": quarantine}
         written = write_outputs(
-            [(chosen[option], output) for output, option in outputs], args.write_format, overwrite=args.overwrite
+            [(chosen[option], output) for output, option in outputs],
+            args.write_format or "parquet",
+            overwrite=args.overwrite,
         )
     for (_, option), done in zip(outputs, written, strict=True):
         print(
@@ -355,6 +357,10 @@ def _outputs(args: argparse.Namespace, contracts: int) -> list[tuple[Output, str
     ]
     if outputs and contracts > 1:
         raise InputError("--valid and --quarantine gate one contract's rows; give one contract")
+    unused = [flag for flag, given in (("--write-format", args.write_format), ("--overwrite", args.overwrite)) if given]
+    if unused and not outputs:
+        verb = "apply" if len(unused) > 1 else "applies"
+        raise InputError(f"{' and '.join(unused)} {verb} to --valid and --quarantine, and neither is given")
     if len(outputs) == 2 and outputs[0][0].overlaps(outputs[1][0].path):
         raise InputError(
             f"--valid {args.valid} and --quarantine {args.quarantine}: one would overwrite the other; "
@@ -586,7 +592,6 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--write-format",
         choices=WRITE_FORMATS,
-        default="parquet",
         help="format of --valid and --quarantine (default parquet; csv writes nested columns as JSON text)",
     )
     validate.add_argument("--overwrite", action="store_true", help="replace an existing --valid or --quarantine output")

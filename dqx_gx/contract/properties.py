@@ -221,7 +221,7 @@ def _nested_declarations(prop: Property, where: str, *, in_array: bool) -> Itera
         if declared:
             yield _skipped_nested(prop, where, ", ".join(declared), "fields of array elements are not checked yet")
         return
-    if prop.required:  # NULL where its struct is there: a NULL struct is the struct's own required rule's
+    if prop.required:  # NULL in a struct that is there; a NULL struct is its own required rule's business
         yield replace(
             _required_rule(prop, where, "required"), metric=Metric(MetricKind.FIELD_NULL_COUNT, (prop.column,))
         )

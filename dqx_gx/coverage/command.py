@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 EXIT_OK, EXIT_FOUND = 0, 1
@@ -60,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(table(report))
     failing = [status for status in args.fail_on or [] if report.counts[status]]
+    if failing:
+        found = ", ".join(f"{report.counts[status]} {status}" for status in failing)
+        print(f"coverage: {found} (--fail-on {' '.join(args.fail_on)})", file=sys.stderr)
     return EXIT_FOUND if failing else EXIT_OK
 
 

@@ -95,6 +95,9 @@ def test_every_input_error_is_one_line_before_spark(tmp_path: Path) -> None:
         ("validate", ORDERS, "--data", str(GOOD), "--quarantine", str(GOOD), "--overwrite"): (
             f"error: --quarantine {GOOD}: overlaps the input, --data {GOOD}; write it elsewhere"
         ),
+        ("validate", ORDERS, "--data", str(GOOD), "--overwrite", "--write-format", "csv"): (
+            "error: --write-format and --overwrite apply to --valid and --quarantine, and neither is given"
+        ),
         ("validate", ORDERS, "--data", str(GOOD), "--valid", str(GOOD.parent)): (
             f"error: --valid {GOOD.parent}: overlaps the input, --data {GOOD}; write it elsewhere"
         ),
