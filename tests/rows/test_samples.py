@@ -87,6 +87,8 @@ def jobs(spark: SparkSession, group: str) -> Iterator[list[int]]:
     try:
         yield counted
     finally:
+        # the tracker reads Spark's status store, which its listener bus fills later: a busy machine lagged
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
         counted.append(len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)))
         spark.sparkContext.setJobGroup("none", "none")
 
