@@ -20,7 +20,7 @@ from dqx_gx.contract.problems import INCIDENTAL, Problems
 from dqx_gx.contract.properties import parse_property, schema_rules
 from dqx_gx.contract.quality import DQX_ENGINE, RuleContext, parse_quality_rule
 from dqx_gx.contract.relationships import SchemaObjects, relationship_rules
-from dqx_gx.contract.servers import parse_servers
+from dqx_gx.contract.servers import parse_servers, readable_type
 from dqx_gx.contract.sla import freshness_rule, resolve_latency, skipped_freshness
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
@@ -69,7 +69,7 @@ def load_odcs(source: Source | Document) -> list[Contract]:
     names = [_names(obj) for obj in schema_objects]
     # a dataset the document declares is read from the contract's own server, if dqx-gx reads its type: no
     # note asks for it
-    supplied = frozenset().union(*names) if any(s.readable for s in servers) else frozenset()
+    supplied = frozenset().union(*names) if any(readable_type(s.type) for s in servers) else frozenset()
     contracts = []
     for index, obj in enumerate(schema_objects):
         if not isinstance(obj, dict):

@@ -222,9 +222,7 @@ def _nested_declarations(prop: Property, where: str, *, in_array: bool) -> Itera
             yield _skipped_nested(prop, where, ", ".join(declared), "fields of array elements are not checked yet")
         return
     if prop.required:  # NULL in a struct that is there; a NULL struct is its own required rule's business
-        yield replace(
-            _required_rule(prop, where, "required"), metric=Metric(MetricKind.FIELD_NULL_COUNT, (prop.column,))
-        )
+        yield _required_rule(prop, where, "required", MetricKind.FIELD_NULL_COUNT)
     if prop.unique:
         yield _uniqueness_rule(SchemaCheck.UNIQUE, where, f"{prop.name} is unique", (prop,))
     yield from _option_rules(prop, where)
@@ -270,13 +268,15 @@ def _declared(
     }
 
 
-def _required_rule(prop: Property, where: str, declared_by: str) -> MetricRule:
+def _required_rule(
+    prop: Property, where: str, declared_by: str, kind: MetricKind = MetricKind.NULL_COUNT
+) -> MetricRule:
     """No NULLs, declared by ``required`` or by being part of the ``primaryKey``."""
     reason = "required" if declared_by == "required" else "part of the primary key"
     name = f"{prop.name} has no nulls ({reason})"
     return MetricRule(
         **_declared(prop, f"{where}.required", name, SchemaCheck.REQUIRED, severity="P0", dimension="completeness"),
-        metric=Metric(MetricKind.NULL_COUNT, (prop.column,)),
+        metric=Metric(kind, (prop.column,)),
         threshold=_NO_VIOLATIONS,
         sources=(under(pointer(where), declared_by),),
     )

@@ -58,12 +58,6 @@ class Server:
     def where(self) -> str:
         return f"server {self.name!r} (servers[{self.index}], type {self.type})"
 
-    @property
-    def readable(self) -> bool:
-        """Of a type dqx-gx reads (files or a catalog table): a run can take the data, and the datasets its
-        foreign keys refer to, from it."""
-        return readable_type(self.type)
-
 
 def parse_servers(raw: Any, origin: str) -> tuple[Server, ...]:
     """The servers of an ODCS document, each with a ContractWarning for what the schema does not allow.

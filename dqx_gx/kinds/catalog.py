@@ -118,11 +118,6 @@ CONSTRAINTS: Mapping[ConstraintKind, ConstraintCheck] = {
 }
 
 
-def _field(metric: Metric) -> str:
-    """A struct field's path, as the contract addresses it (``delivery.note``)."""
-    return metric.columns[0]
-
-
 def _struct(metric: Metric) -> str:
     """The struct holding a field (``delivery`` of ``delivery.note``)."""
     return metric.columns[0].rpartition(".")[0]
@@ -255,10 +250,10 @@ KINDS: Mapping[MetricKind, Kind] = {
         ),
         Kind(
             MetricKind.FIELD_NULL_COUNT,
-            reads=lambda metric: f"null_count({_field(metric)} where {_struct(metric)} is not NULL)",
+            reads=lambda metric: f"null_count({columns_text(metric)} where {_struct(metric)} is not NULL)",
             accepts=ANY_TYPE,
             value=Value.ROWS,
-            marks=Marks(lambda metric: f"{_field(metric)} is NULL while {_struct(metric)} is not"),
+            marks=Marks(lambda metric: f"{columns_text(metric)} is NULL while {_struct(metric)} is not"),
             expectation="expect_dqx_field_null_count",
             words=Words(
                 "Rows whose struct is there but whose field is NULL: a required field of an object. A row whose "

@@ -53,14 +53,13 @@ class Output:
 
     def overlaps(self, other: str) -> bool:
         """Writing here would replace ``other`` (a path, or a glob's folders), or write inside its folder."""
-        if self.local is None or ("://" in other and not other.startswith("file://")):
+        local = self.local
+        if local is None or ("://" in other and not other.startswith("file://")):
             return self.path.rstrip("/") == other.rstrip("/")
         parts = Path(other.removeprefix("file://")).parts
         fixed = next((i for i, part in enumerate(parts) if set(part) & set("*?[{")), len(parts))
         there = Path(*parts[:fixed]).resolve()
-        return (
-            self.local == there or self.local in there.parents or (fixed == len(parts) and there in self.local.parents)
-        )
+        return local == there or local in there.parents or (fixed == len(parts) and there in local.parents)
 
     def check(self, *, overwrite: bool, option: str) -> None:
         """Refuse before the run what would fail after it: an existing output without ``overwrite``, a
