@@ -5,7 +5,8 @@
   archive mapped (as from a machine's third command on), without it, and once the run that writes it;
 - ``dqx-gx --help`` (target ≤ 0.3 s), beside a bare ``python -c pass``;
 - ``lint`` and ``coverage`` of the README example and every input error of ``validate`` (target ≤ 1 s each), each
-  checked to exit as it should without importing PySpark or starting a JVM.
+  checked to exit as it should without importing PySpark or starting a JVM; ``lint`` of a large contract too (about
+  550 property objects in arrays of objects, as a JSON-Schema import gives: :func:`_large_contract`).
 
 Each process runs under a small reaper (Linux: a child subreaper), so its time lasts until every process it started
 has ended (the JVM ends after Python, as a shell capturing the output waits for it), and its CPU seconds are
@@ -26,6 +27,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -150,6 +152,7 @@ def _without_spark(here: Path, data: str, rounds: int) -> None:
         "python -c pass (baseline)": ([sys.executable, "-c", "pass"], 0, 0.3),
         "--help": (_cli("--help"), 0, 0.3),
         "lint": (_cli("lint", str(CONTRACT)), 0, 1.0),
+        "lint, 550 fields": (_cli("lint", str(_large_contract(here))), 0, 1.0),
         "coverage": (_cli("coverage", str(CONTRACT)), 0, 1.0),
         "missing --data path": (_cli(*validate, "--data", str(here / "missing.parquet")), 2, 1.0),
         "no servers": (_cli(*validate), 2, 1.0),
@@ -182,6 +185,29 @@ def _without_spark(here: Path, data: str, rounds: int) -> None:
             f"  {name:26} {wall:5.2f} s   CPU {_median(values, 'cpu'):5.2f} s   target ≤ {target} s: {verdict}"
             + (f"   PROBLEM: {'; '.join(sorted(set(problems)))}" if problems else "")
         )
+
+
+def _large_contract(here: Path) -> Path:
+    """The README example with five arrays of objects beside its columns, 110 fields each, every tenth a date
+    with a format and every twentieth an array of ten more objects: 556 property objects, about 90 KB."""
+
+    def field(name: str, i: int) -> dict[str, object]:
+        if i % 20 == 19:
+            inner = [field(f"{name}_{k}", k) for k in range(10)]
+            return {"name": name, "logicalType": "array", "items": {"logicalType": "object", "properties": inner}}
+        if i % 10 == 9:
+            return {"name": name, "logicalType": "date", "logicalTypeOptions": {"format": "yyyy-MM-dd"}}
+        return {"name": name, "logicalType": "string", "physicalType": "string", "description": f"The {name}."}
+
+    document = yaml.safe_load(CONTRACT.read_text())
+    for a in range(5):
+        fields = [field(f"field_{a}_{i}", i) for i in range(100)]
+        document["schema"][0]["properties"].append(
+            {"name": f"content_{a}", "logicalType": "array", "items": {"logicalType": "object", "properties": fields}}
+        )
+    path = here / "large.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
 
 
 def _cli(*args: str) -> list[str]:

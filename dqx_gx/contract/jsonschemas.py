@@ -83,18 +83,72 @@ def odcs_problems(document: dict[str, Any]) -> list[Problem]:
     depth (``unevaluatedProperties`` re-evaluates each child under every
     ``if`` branch of its parent: 100 s for a 15-level contract). So every
     property object is validated once, at its own level, against its own
-    definition, with its children replaced by empty stand-ins and validated
-    in turn. The verdict is the official schema's; only the order of work changes.
+    definition, with its children taken out (its property list left empty)
+    and validated in turn. The verdict is the official schema's, less the echo
+    a child's mistake would leave at each parent; only the order of work changes.
     """
     found: list[Problem] = []
+    valid_shapes: set[tuple[str | None, str]] = set()
     pending: list[tuple[tuple[str | int, ...], str | None, Any]] = [((), None, document)]
     while pending:
         path, definition, instance = pending.pop()
         shallow, children = _detach_children(instance, path, definition)
-        for problem in problems(odcs_validator(definition), shallow):
-            found.append(Problem(path + problem.path, problem.message, problem.error))
         pending.extend(children)
+        shape = (definition, _shape(shallow))
+        if shape in valid_shapes:
+            continue
+        shallow_problems = problems(odcs_validator(definition), shallow)
+        if not shallow_problems:
+            valid_shapes.add(shape)
+        found.extend(Problem(path + p.path, p.message, p.error) for p in shallow_problems)
     return sorted(found, key=lambda p: (_sortable(p.path), p.message))
+
+
+def _shape(instance: Any) -> str:
+    """``instance`` with the text of its free-text fields left out: a property object valid in one shape is
+    valid in any (a big contract's hundreds of fields come in a few shapes). Only validity is shared: a
+    property object with a problem is always validated as it is, for the messages."""
+    free = _free_text_keys()
+    if isinstance(instance, dict):
+        instance = {k: None if k in free and isinstance(v, str) else v for k, v in instance.items()}
+    return json.dumps(instance, sort_keys=True, default=repr)
+
+
+@cache
+def _free_text_keys() -> frozenset[str]:
+    """The keys of a property object whose schema asks a string and nothing of it (no pattern, format, enum,
+    length) and which no conditional of the property schema reads or declares (its ``allOf`` clauses but the
+    plain ``$ref`` to the declarations): whatever their text, the verdict is the same."""
+    defs = _odcs_schema()["$defs"]
+    declared = {**defs["SchemaElement"].get("properties", {}), **defs["SchemaBaseProperty"].get("properties", {})}
+    clauses = defs["SchemaBaseProperty"].get("allOf", [])
+    conditional = _property_names([c for c in clauses if not (isinstance(c, dict) and set(c) == {"$ref"})])
+    return frozenset(
+        key
+        for key, rule in declared.items()
+        if isinstance(rule, dict)
+        and rule.get("type") == "string"
+        and set(rule) <= {"type", "description", "examples", "default"}
+        and key not in conditional
+    )
+
+
+_SAME_LEVEL = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+
+
+def _property_names(schema: Any) -> set[str]:
+    """The keys a part of a JSON Schema reads or declares on the object it applies to (not on the objects
+    inside it), through its combinators and conditionals."""
+    if isinstance(schema, list):
+        return {name for part in schema for name in _property_names(part)}
+    if not isinstance(schema, dict):
+        return set()
+    names = set(schema["properties"]) if isinstance(schema.get("properties"), dict) else set()
+    names |= set(schema["required"]) if isinstance(schema.get("required"), list) else set()
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        names |= _property_names(_odcs_schema()["$defs"].get(reference.removeprefix("#/$defs/")))
+    return names | {name for key in _SAME_LEVEL for name in _property_names(schema.get(key))}
 
 
 def _detach_children(
@@ -125,7 +179,11 @@ def _detach_property_list(
     shallow = dict(obj)
     children: list[tuple[tuple[str | int, ...], str, Any]] = []
     if isinstance(obj.get("properties"), list):
-        shallow["properties"] = [{"name": "_"} if isinstance(p, dict) else p for p in obj["properties"]]
+        listed = obj["properties"]
+        # the schema bounds neither the list's length nor its entries' sameness: an empty list gives the same
+        # verdict without validating a stand-in per child; an entry that is no object keeps its place for its error
+        objects = all(isinstance(p, dict) for p in listed)
+        shallow["properties"] = [] if objects else [{"name": "_"} if isinstance(p, dict) else p for p in listed]
         children.extend(
             ((*path, "properties", i), "SchemaProperty", p)
             for i, p in enumerate(obj["properties"])
