@@ -100,6 +100,7 @@ def locate(
         _require_files(location.path, label)
         fmt = data_format or location.format or format_of(location.path, chosen.where)
         files = replace(location, format=_known_format(fmt, chosen.where))
+    _check_contents(files, label)
     if delimiter is not None:
         if files.format != "csv":
             raise SourceError(f"--delimiter applies to csv; {label} is read as {files.format}")
@@ -177,6 +178,45 @@ def _require_files(path: str, label: str) -> None:
         raise SourceError(f"{label}: no such file or directory")
     elif local.is_dir() and not any(_data_files(local)):
         raise SourceError(f"{label}: the folder holds no data files")
+
+
+MARKS = {"parquet": b"PAR1", "orc": b"ORC"}
+"""How a file of each binary format starts (a parquet file ends so too)."""
+
+
+def _check_contents(files: Files, label: str) -> None:
+    """A local file read as parquet or orc that is not one, or read as text that is one, is refused before
+    Spark starts (Spark would say so only after its seconds of start-up). One file is looked at: the file,
+    or a folder's or pattern's first data file."""
+    local = local_path(files.path)
+    fmt = files.format
+    first = None if local is None or fmt is None else _first_data_file(files.path, local)
+    if first is None or fmt is None:
+        return
+    with first.open("rb") as opened:
+        start = opened.read(4)
+        size = opened.seek(0, 2)
+        opened.seek(max(size - 4, 0))
+        end = opened.read(4)
+    if size == 0:
+        return  # an empty file is the reader's to judge (an empty csv batch, an unreadable parquet)
+    looks = next((fmt for fmt, mark in MARKS.items() if start.startswith(mark)), None)
+    expected = MARKS.get(fmt)
+    shown = first.name if first == local else f"{first.name} (its first data file)"
+    fix = f"give --format {looks}" if looks else "give the file's --format"
+    if expected is not None and not (start.startswith(expected) and (fmt != "parquet" or end == expected)):
+        raise SourceError(f"{label}: cannot read it as {fmt}: {shown} is no {fmt} file; {fix}")
+    if expected is None and looks is not None and fmt in ("csv", "json", "text"):
+        raise SourceError(f"{label}: cannot read it as {fmt}: {shown} is a {looks} file; {fix}")
+
+
+def _first_data_file(path: str, local: Path) -> Path | None:
+    if is_glob(path):
+        matches = sorted(Path(p) for p in glob.glob(str(local), recursive=True))
+        found = [f for m in matches for f in ([m] if m.is_file() else _data_files(m) if m.is_dir() else [])]
+    else:
+        found = [local] if local.is_file() else _data_files(local) if local.is_dir() else []
+    return found[0] if found else None
 
 
 def _data_files(folder: Path) -> list[Path]:

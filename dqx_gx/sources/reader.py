@@ -17,7 +17,15 @@ from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import first_line, warn_contract
 from dqx_gx.sources.choices import SourceError
-from dqx_gx.sources.locate import Located, declared_datasets, local_path, locate, reference_source, several_files
+from dqx_gx.sources.locate import (
+    MARKS,
+    Located,
+    declared_datasets,
+    local_path,
+    locate,
+    reference_source,
+    several_files,
+)
 from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
 
@@ -207,7 +215,7 @@ def _check_header(columns: Sequence[str], declared: Sequence[str], label: str) -
         )
     header = "".join(columns)
     if any(ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\r\n") for ch in header):
-        kind = "parquet" if header.startswith("PAR1") else "orc" if header.startswith("ORC") else None
+        kind = next((fmt for fmt, mark in MARKS.items() if header.startswith(mark.decode())), None)
         fix = f"it looks like {kind}: give --format {kind}" if kind else "give the file's --format"
         raise SourceError(f"{label}: binary data read as csv (the header is not text); {fix}")
     if len(columns) != 1 or len(declared) < 2:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -119,18 +120,21 @@ def test_a_missing_table_and_a_missing_format(capsys: pytest.CaptureFixture[str]
     )
 
 
+_CORRUPT = "error: --data {bad}: cannot read it as parquet: corrupted file: the footer index is not within the file: "
+"""Spark's reason for a file marked as parquet whose footer is not one (a file without the marks is refused before
+Spark: tests/sources/test_input_errors.py)."""
+
+
 def test_a_corrupt_file_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    bad = csv(tmp_path, "bad.parquet", "id,day\n1,2026-11-22\nthis is csv, not parquet\n")
-    assert fails_with(capsys, "validate", contract(tmp_path, "a", ""), "--data", str(bad)) == (
-        f"error: --data {bad}: cannot read it as parquet: file:{bad} is not a Parquet file. "
-        "Expected magic number at tail, but found [117, 101, 116, 10]"
-    )
+    bad = csv(tmp_path, "bad.parquet", "PAR1 id,day\n1,2026-11-22\nthis is csv, not parquet PAR1")
+    line = fails_with(capsys, "validate", contract(tmp_path, "a", ""), "--data", str(bad))
+    assert re.fullmatch(f"{re.escape(_CORRUPT.format(bad=bad))}-?[0-9]+", line), line
 
 
 @pytest.mark.slow
 def test_the_command_prints_no_java_trace_for_a_corrupt_file(tmp_path: Path) -> None:
     """In a fresh process, as a user runs it: the executor's copy of the trace is not printed either."""
-    bad = csv(tmp_path, "bad.parquet", "id,day\n1,2026-11-22\nthis is csv, not parquet\n")
+    bad = csv(tmp_path, "bad.parquet", "PAR1 id,day\n1,2026-11-22\nthis is csv, not parquet PAR1")
     result = subprocess.run(
         [sys.executable, "-m", "dqx_gx.cli", "validate", contract(tmp_path, "a", ""), "--data", str(bad)],
         capture_output=True,
@@ -140,10 +144,7 @@ def test_the_command_prints_no_java_trace_for_a_corrupt_file(tmp_path: Path) -> 
     )
     assert result.returncode == 2
     ours = result.stderr.splitlines()  # no JVM banner either
-    assert ours == [
-        f"error: --data {bad}: cannot read it as parquet: file:{bad} is not a Parquet file. "
-        "Expected magic number at tail, but found [117, 101, 116, 10]"
-    ]
+    assert len(ours) == 1 and re.fullmatch(f"{re.escape(_CORRUPT.format(bad=bad))}-?[0-9]+", ours[0]), ours
 
 
 def test_gx_dir_naming_a_file_and_an_output_file_without_its_folder(

@@ -58,6 +58,8 @@ def test_every_input_error_is_one_line_before_spark(tmp_path: Path) -> None:
             "      - name: status\n", "      - name: status\n        relationships:\n          - to: statuses.code\n", 1
         )
     )
+    text_named_parquet = tmp_path / "orders.parquet"
+    text_named_parquet.write_text("order_id,status\n1,pending\n")
     cases = {
         ("validate", ORDERS, "--data", str(tmp_path / "missing.parquet")): (
             f"error: --data {tmp_path / 'missing.parquet'}: no such file or directory"
@@ -101,6 +103,21 @@ def test_every_input_error_is_one_line_before_spark(tmp_path: Path) -> None:
         ("validate", ORDERS, "--data", str(GOOD), "--valid", str(GOOD.parent)): (
             f"error: --valid {GOOD.parent}: overlaps the input, --data {GOOD}; write it elsewhere"
         ),
+        # a file of another format than it is read as: looked at before Spark, the first data file of a pattern
+        ("validate", ORDERS, "--data", str(GOOD), "--format", "csv"): (
+            f"error: --data {GOOD}: cannot read it as csv: good.parquet is a parquet file; give --format parquet"
+        ),
+        ("validate", ORDERS, "--data", f"{GOOD.parent}/*.parquet", "--format", "json"): (
+            f"error: --data {GOOD.parent}/*.parquet: cannot read it as json: bad.parquet (its first data file) is a "
+            "parquet file; give --format parquet"
+        ),
+        ("validate", ORDERS, "--data", str(GOOD), "--format", "orc"): (
+            f"error: --data {GOOD}: cannot read it as orc: good.parquet is no orc file; give --format parquet"
+        ),
+        ("validate", ORDERS, "--data", str(text_named_parquet)): (
+            f"error: --data {text_named_parquet}: cannot read it as parquet: orders.parquet is no parquet file; "
+            "give the file's --format"
+        ),
     }
     for args, line in cases.items():
         code, err = without_spark(*args)
@@ -136,15 +153,6 @@ def test_an_empty_csv_is_an_input_error_not_a_list_of_failed_rules(
     assert status["id has type integer"] == status["day has type date"] == ("PASSED", None)
     assert status["id has no nulls (required)"][0] == "FAILED"  # DQX counts NULL on an empty batch
     assert "an empty batch" in status["id has no nulls (required)"][1]
-
-
-def test_a_parquet_file_read_as_csv_says_so(
-    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    assert fails_with(capsys, "validate", ORDERS, "--data", str(GOOD), "--format", "csv") == (
-        f"error: --data {GOOD}: binary data read as csv (the header is not text); it looks like parquet: "
-        "give --format parquet"
-    )
 
 
 def test_data_in_place_of_the_one_server_keeps_its_format_and_delimiter(
@@ -220,4 +228,15 @@ def test_parquet_time_columns_are_read_or_refused_naming_the_column(tmp_path: Pa
     assert done.stderr.splitlines()[-1] == (
         f"error: --data {tmp_path / 'ns.parquet'}: column(s) 'at' of Parquet type TIME(NANOS), which Spark cannot "
         "read (it reads TIME in microseconds): write it as microseconds (pyarrow time64('us'), DuckDB TIME) or as text"
+    )
+
+
+def test_binary_data_no_format_marks_is_found_by_the_reader(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # an image named .csv carries no parquet or orc mark: Spark reads it, and its header is no text
+    image = tmp_path / "orders.csv"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage\n1,2\n")
+    assert fails_with(capsys, "validate", ORDERS, "--data", str(image)) == (
+        f"error: --data {image}: binary data read as csv (the header is not text); give the file's --format"
     )
