@@ -164,6 +164,7 @@ def _without_spark(here: Path, data: str, rounds: int) -> None:
             1.0,
         ),
         "--delimiter on parquet": (_cli(*validate, "--data", data, "--delimiter", ";"), 2, 1.0),
+        "parquet read as csv": (_cli(*validate, "--data", data, "--format", "csv"), 2, 1.0),
         "existing --valid": (_cli(*validate, "--data", data, "--valid", str(empty)), 2, 1.0),
     }
     for command, _, _ in commands.values():

@@ -277,7 +277,7 @@ def _contract(
     notes: list[str] = []
     refused = found.paths()
     sensitive = sensitive_columns(properties)
-    for rule_path, raw, prop, (nested, items) in _rules_with_owner(obj, path, properties):
+    for rule_path, raw, prop, element in _rules_with_owner(obj, path, properties):
         if any(p == rule_path or p.startswith((f"{rule_path}.", f"{rule_path}[")) for p in refused):
             continue  # the schema check already said what is wrong with it
         if rule_path in lifted:
@@ -287,8 +287,7 @@ def _contract(
             prop=prop,
             columns=columns,
             schema_label=f"{path} {obj.get('name')!r}",
-            nested=nested,
-            items=items,
+            element=element,
             lifted_operators=MappingProxyType(lifted.get(rule_path, {})),
             sensitive=sensitive,
         )
@@ -378,33 +377,37 @@ def _named_columns(
         yield from _named_columns(prop.properties, (name, column))
 
 
-_Owned = tuple[str, Mapping[str, Any], Property | None, tuple[bool, bool]]
-"""A quality rule's path, text and property, and whether it sits inside array elements / on an array's items."""
+_Owned = tuple[str, Mapping[str, Any], Property | None, tuple[str, ...] | None]
+"""A quality rule's path, text and property, and the way to its value from each element of an array column
+(None: not inside one; empty: the array's items)."""
 
 
 def _rules_with_owner(obj: Mapping[str, Any], path: str, properties: tuple[Property, ...]) -> Iterator[_Owned]:
     """Quality rules in contract order: schema level, then each property's. A struct field's rules are
-    owned by the field, addressed by its path; those on an array's items are measured on its elements,
-    those deeper inside arrays and maps are flagged."""
+    owned by the field, addressed by its path; those on an array's items and their fields are measured on
+    its elements."""
     for j, raw in enumerate(obj.get("quality") or []):
-        yield f"{path}.quality[{j}]", raw, None, (False, False)
+        yield f"{path}.quality[{j}]", raw, None, None
     for k, (raw_prop, prop) in enumerate(zip(obj.get("properties") or [], properties, strict=True)):
         yield from _owned_rules(raw_prop, prop, f"{path}.properties[{k}]")
 
 
 def _owned_rules(
-    raw: Mapping[str, Any], prop: Property, path: str, *, in_array: bool = False, on_items: bool = False
+    raw: Mapping[str, Any], prop: Property, path: str, *, element: tuple[str, ...] | None = None
 ) -> Iterator[_Owned]:
     for j, rule in enumerate(raw.get("quality") or []):
         if isinstance(rule, dict):
-            yield f"{path}.quality[{j}]", rule, prop, (in_array and not on_items, on_items)
+            yield f"{path}.quality[{j}]", rule, prop, element
     children = raw["properties"] if isinstance(raw.get("properties"), list) else []
     for k, (raw_child, child) in enumerate(zip(children, prop.properties, strict=True)):
-        field = replace(child, name=f"{prop.name}.{child.name}", column=f"{prop.column}.{child.column}")
-        yield from _owned_rules(raw_child, field, f"{path}.properties[{k}]", in_array=in_array)
+        inside = None if element is None else (*element, child.column)
+        column = prop.column if element is not None else f"{prop.column}.{child.column}"
+        field = replace(child, name=f"{prop.name}.{child.name}", column=column)
+        yield from _owned_rules(raw_child, field, f"{path}.properties[{k}]", element=inside)
     if isinstance(raw.get("items"), dict) and prop.items is not None:
         items = replace(prop.items, name=f"{prop.name}[*]", column=prop.column)
-        yield from _owned_rules(raw["items"], items, f"{path}.items", in_array=True, on_items=not in_array)
+        inside = () if element is None else (*element, "*")
+        yield from _owned_rules(raw["items"], items, f"{path}.items", element=inside)
 
 
 def _concerns(entry: Mapping[str, Any], table_names: frozenset[str], other_names: frozenset[str]) -> bool:

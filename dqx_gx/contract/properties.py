@@ -168,58 +168,61 @@ def schema_rules(properties: tuple[Property, ...], collection: str, found: Probl
     return rules
 
 
-def _nested_rules(parent: Property, where: str, *, in_array: bool = False) -> Iterator[Rule]:
-    """The declarations of a struct's fields, checked by path (``address.zip``), and of an array's items,
-    checked on every element; inside an array's elements they are SKIPPED with the reason. Their types are
-    part of the parent's type rule."""
+def _nested_rules(parent: Property, where: str, *, element: tuple[str, ...] | None = None) -> Iterator[Rule]:
+    """The declarations of a struct's fields, checked by path (``address.zip``), and of an array's items and
+    of their fields, checked on every element (``lines[*].sku``; ``element``: the way from each element of the
+    array column, None outside one). Their types are part of the parent's type rule."""
     children = [(f"{where}.properties[{k}]", child) for k, child in enumerate(parent.properties)]
     if parent.items is not None:
         children.append((f"{where}.items", parent.items))
     for child_where, child in children:
-        is_item = child is parent.items
-        inside = in_array or is_item
-        prop = replace(
-            child,
-            name=f"{parent.name}[*]" if is_item else f"{parent.name}.{child.name}",
-            column=parent.column if is_item else f"{parent.column}.{child.column}",
-        )
-        if not is_item:
-            yield from _nested_declarations(prop, child_where, in_array=inside)
-        elif in_array and (prop.required or prop.unique or prop.logical_type_options or prop.valid_values):
-            yield _skipped_nested(prop, child_where, "declarations", "items of arrays inside arrays are not checked")
-        elif not in_array:
-            yield from _item_rules(prop, child_where)
-        yield from _nested_rules(prop, child_where, in_array=inside)
+        inside: tuple[str, ...] | None
+        if child is parent.items:
+            inside = () if element is None else (*element, "*")
+            prop = replace(child, name=f"{parent.name}[*]", column=parent.column)
+            yield from _item_rules(prop, child_where, inside)
+        else:
+            inside = None if element is None else (*element, child.column)
+            column = parent.column if element is not None else f"{parent.column}.{child.column}"
+            prop = replace(child, name=f"{parent.name}.{child.name}", column=column)
+            yield from _nested_declarations(prop, child_where, inside)
+        yield from _nested_rules(prop, child_where, element=inside)
 
 
-def _item_rules(prop: Property, where: str) -> Iterator[Rule]:
+def _item_rules(prop: Property, where: str, element: tuple[str, ...]) -> Iterator[Rule]:
     """An array's ``items`` declarations, each checked on every element: a row breaks one when any element
     does (SPEC §3, §5). ``unique`` items are the array's ``uniqueItems``: no element repeats within a row."""
     if prop.required:
-        yield _on_items(_required_rule(prop, where, "required"))
-    if prop.unique:
+        yield _on_items(_required_rule(prop, where, "required"), element)
+    if prop.unique:  # the array holding the items (at the way's end but one) has no element twice
         (unique,) = _option_rules(replace(prop, logical_type_options=MappingProxyType({"uniqueItems": True})), where)
-        yield replace(
+        assert isinstance(unique, MetricRule)
+        unique = replace(
             unique,
             id=f"{where}.unique",
             name=f"{prop.name} is unique within its array",
             sources=(under(pointer(where), "unique"),),
         )
+        yield _on_items(unique, element[:-1]) if element else unique
     for rule in (*_option_rules(prop, where), *_enum_rule(prop, where)):
-        yield _on_items(rule) if isinstance(rule, MetricRule) else rule
+        yield _on_items(rule, element) if isinstance(rule, MetricRule) else rule
 
 
-def _on_items(rule: MetricRule) -> MetricRule:
-    return replace(rule, metric=replace(rule.metric, items=True))
+def _on_items(rule: MetricRule, element: tuple[str, ...]) -> MetricRule:
+    return replace(rule, metric=replace(rule.metric, items=True, element=element))
 
 
-def _nested_declarations(prop: Property, where: str, *, in_array: bool) -> Iterator[Rule]:
-    declared = [k for k, on in (("required", prop.required), ("unique", prop.unique)) if on]
-    declared += [f"logicalTypeOptions.{k}" for k in prop.logical_type_options if k not in _TYPE_OPTIONS]
-    declared += ["enum"] if prop.valid_values else []
-    if in_array:
-        if declared:
-            yield _skipped_nested(prop, where, ", ".join(declared), "fields of array elements are not checked yet")
+def _nested_declarations(prop: Property, where: str, element: tuple[str, ...] | None) -> Iterator[Rule]:
+    """A field's declarations: of a struct column's field by its path; of a field inside array elements on
+    every element that is there (a NULL element or struct is its own ``required`` rule's business)."""
+    if element is not None:
+        if prop.required:
+            yield _on_items(_required_rule(prop, where, "required"), element)
+        if prop.unique:
+            why = "a field inside array elements is not checked for uniqueness (within one array, or across rows?)"
+            yield _skipped_unique(prop, where, why)
+        for rule in (*_option_rules(prop, where), *_enum_rule(prop, where)):
+            yield _on_items(rule, element) if isinstance(rule, MetricRule) else rule
         return
     if prop.required:  # NULL in a struct that is there; a NULL struct is its own required rule's business
         yield _required_rule(prop, where, "required", MetricKind.FIELD_NULL_COUNT)
@@ -229,28 +232,20 @@ def _nested_declarations(prop: Property, where: str, *, in_array: bool) -> Itera
     yield from _enum_rule(prop, where)
 
 
-def _skipped_nested(prop: Property, where: str, what: str, why: str) -> SkippedRule:
-    reason = f"{what} of {prop.name!r}: {why}"
+def _skipped_unique(prop: Property, where: str, why: str) -> SkippedRule:
     return skipped(
         f"{where} (property '{prop.name}')",
-        reason,
-        stacklevel=2,
-        id=f"{where}.nested",
-        name=f"{prop.name} {what}",
-        severity="P1",
+        f"unique of {prop.name!r}: {why}",
+        stacklevel=3,
+        id=f"{where}.unique",
+        name=f"{prop.name} is unique",
+        severity="P0",
         origin=RuleOrigin.SCHEMA,
-        dimension="conformity",
+        schema_check=SchemaCheck.UNIQUE,
+        dimension="uniqueness",
         column=prop.column,
-        sources=tuple(_declaration_pointers(prop, pointer(where))) or (pointer(where),),
+        sources=(under(pointer(where), "unique"),),
     )
-
-
-def _declaration_pointers(prop: Property, at: str) -> Iterator[str]:
-    """Where a property's value declarations are: required, unique, its value options and valid values."""
-    yield from (under(at, key) for key, on in (("required", prop.required), ("unique", prop.unique)) if on)
-    yield from (under(at, "logicalTypeOptions", key) for key in prop.logical_type_options if key not in _TYPE_OPTIONS)
-    if prop.valid_values:
-        yield f"{at}/{prop.valid_values_at}"
 
 
 def _declared(

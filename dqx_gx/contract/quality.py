@@ -40,10 +40,9 @@ class RuleContext:
     """Property name → column name, to resolve names a rule mentions."""
     schema_label: str = "the schema object"
     """How messages name the schema object (``schema[0] 'orders'``)."""
-    nested: bool = False
-    """Inside an array's elements (struct fields are not nested here: they are addressed by path)."""
-    items: bool = False
-    """On the items of an array (``items.quality``): measured on every element, a row counting when any does."""
+    element: tuple[str, ...] | None = None
+    """On the items of an array (``items.quality``: empty) or on a value inside them (``("sku",)``): measured
+    on every element, a row counting when any does; None outside arrays."""
     lifted_operators: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Operators written beside ``implementation`` on an ``engine: dqx`` rule."""
     sensitive: frozenset[str] = frozenset()
@@ -53,10 +52,13 @@ class RuleContext:
 def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
     """The rule one ODCS quality entry (already schema-valid) declares."""
     parsed = _quality_rule(raw, ctx)
-    if not ctx.items or not isinstance(parsed, MetricRule):
+    if ctx.element is None or isinstance(parsed, TextRule | SkippedRule):
         return parsed
-    if KINDS[parsed.metric.kind].on_items:
-        return replace(parsed, metric=replace(parsed.metric, items=True))
+    if isinstance(parsed, MetricRule) and KINDS[parsed.metric.kind].on_items:
+        return replace(parsed, metric=replace(parsed.metric, items=True, element=ctx.element))
+    if not isinstance(parsed, MetricRule) and not ctx.element:
+        return parsed  # an SQL or GX rule on an array's items reads the array column
+    what = parsed.expression() if isinstance(parsed, MetricRule) else f"this {parsed.origin.value} rule"
     return _skip(
         f"Quality rule '{parsed.name}'",
         {
@@ -67,7 +69,7 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
         },
         parsed.name,
         parsed.origin,
-        f"{parsed.expression()} is not a count of rows each judged alone, so it cannot be measured on array items",
+        f"{what} is not a count of rows each judged alone, so it cannot be measured on array items",
     )
 
 
@@ -86,10 +88,6 @@ def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
     if kind is None:
         return _skip(
             label, info, name or ctx.path, RuleOrigin.LIBRARY, "has neither a type nor a metric; nothing to run"
-        )
-    if ctx.nested:
-        return _skip(
-            label, info, name or ctx.path, _origin(kind), "quality rules inside array elements are not executed yet"
         )
     if kind == "library":
         return _library_rule(raw, ctx, label, info)
@@ -114,10 +112,6 @@ def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
         RuleOrigin.CUSTOM,
         f"type 'custom' with engine '{engine}' is not executable in DQX",
     )
-
-
-def _origin(kind: str) -> RuleOrigin:
-    return {"library": RuleOrigin.LIBRARY, "sql": RuleOrigin.SQL}.get(kind, RuleOrigin.CUSTOM)
 
 
 def _skip(label: str, info: dict[str, Any], name: str, origin: RuleOrigin, reason: str) -> SkippedRule:

@@ -50,6 +50,7 @@ _ARGUMENT_TYPES: dict[str, Any] = {
     "reference_columns": list[str],
     "scale": str,
     "items": bool,
+    "element": list[str],
     "now": Instant,
 }
 """The expectation field type of every argument a kind may take (see ``Kind.arguments``)."""
@@ -59,6 +60,7 @@ _ARGUMENT_DEFAULTS: dict[str, Any] = {
     "scale": "count",
     "allow_future_gaps": True,
     "items": False,
+    "element": [],
 }
 
 

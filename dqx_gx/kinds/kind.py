@@ -214,7 +214,7 @@ class Kind:
         for param in self.params:
             names += param.arguments
         names = (*names, "scale") if self.value is Value.ROWS else names
-        return (*names, "items") if self.on_items else names
+        return (*names, "items", "element") if self.on_items else names
 
     @property
     def on_items(self) -> bool:
@@ -238,7 +238,7 @@ class Kind:
         if self.value is Value.ROWS:
             arguments["scale"] = metric.scale.value
         if self.on_items:
-            arguments["items"] = metric.items
+            arguments.update(items=metric.items, element=list(metric.element))
         return arguments
 
     def metric_of(self, arguments: Mapping[str, Any]) -> Metric:
@@ -256,7 +256,8 @@ class Kind:
                 value = arguments[param.value]
                 fields[param.value] = tuple(value) if isinstance(value, list) else value
         scale = Scale(arguments.get("scale", Scale.COUNT))
-        return Metric(self.metric, columns, scale=scale, items=bool(arguments.get("items", False)), **fields)
+        items, element = bool(arguments.get("items", False)), tuple(arguments.get("element") or ())
+        return Metric(self.metric, columns, scale=scale, items=items, element=element, **fields)
 
 
 @dataclass(frozen=True)
@@ -291,8 +292,12 @@ def fill(words: str | Callable[[Metric], str], metric: Metric) -> str:
 
 
 def columns_text(metric: Metric) -> str:
-    """The metric's columns as expressions show them; ``tags[*]`` for the items of an array."""
-    return ", ".join(f"{column}[*]" if metric.items else column for column in metric.columns)
+    """The metric's columns as expressions show them; ``tags[*]`` for the items of an array, ``lines[*].sku``
+    for a field of its elements."""
+    if not metric.items:
+        return ", ".join(metric.columns)
+    inside = "".join("[*]" if step == "*" else f".{step}" for step in metric.element)
+    return ", ".join(f"{column}[*]{inside}" for column in metric.columns)
 
 
 def values_text(values: tuple[Scalar, ...], limit: int = 6) -> str:

@@ -115,6 +115,10 @@ class Metric:
     scale: Scale = Scale.COUNT
     items: bool = False
     """Measured on each element of an array column (ODCS ``items``): a row counts when any element does."""
+    element: tuple[str, ...] = ()
+    """With ``items``, the way from each element to the value measured: a field's name, or ``*`` for each
+    element of an array inside (``contacts[*].email``: ``("email",)``); empty, the element itself. Through a
+    NULL element or struct there is no value: the NULL is the rule on that element's or struct's business."""
 
     @property
     def column(self) -> str | None:

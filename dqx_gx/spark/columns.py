@@ -36,7 +36,7 @@ from pyspark.sql.types import (
 )
 
 from dqx_gx.kinds import Kind, Metric, TypeFamily
-from dqx_gx.rules.sql_guard import quote_identifier
+from dqx_gx.rules.sql_guard import is_plain, quote_identifier
 
 _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily], ...] = (
     ((StringType, CharType, VarcharType), TypeFamily.TEXT),
@@ -176,10 +176,39 @@ def families_within(data_type: DataType) -> frozenset[TypeFamily]:
 
 def type_problem(kind: Kind, metric: Metric, field: StructField) -> str | None:
     """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types; on array
-    items, on the type of the elements."""
-    dt = field.dataType
+    items, on the type of the value each element leads to."""
+    dt: DataType | str = field.dataType
     if metric.items:
-        if not isinstance(dt, ArrayType):
-            return f"{kind.describe(metric)} is on array items; {field.name!r} is {type_text(dt)}"
-        dt = dt.elementType
+        dt = element_type(field, metric.element)
+        if isinstance(dt, str):
+            return f"{kind.describe(metric)} is on array items; {dt}"
+    assert isinstance(dt, DataType)
     return kind.type_problem(metric, family(dt), families_within(dt), f"{field.name!r} is {type_text(dt)}")
+
+
+def element_type(field: StructField, element: tuple[str, ...]) -> DataType | str:
+    """The type of the value ``element`` leads to from each element of the array ``field``; where the way
+    breaks, why (a text)."""
+    dt, at = field.dataType, field.name
+    for step in ("*", *element):
+        if step == "*":
+            if not isinstance(dt, ArrayType):
+                return f"{at!r} is {type_text(dt)}, not an array"
+            dt, at = dt.elementType, f"{at}[*]"
+            continue
+        inner = element_field(dt, step)
+        if inner is None:
+            return f"{at!r} has no field {step!r}" if isinstance(dt, StructType) else f"{at!r} is no struct"
+        if not is_plain(inner.name):
+            return f"{at}.{inner.name!r}: a field inside array elements is read by a plain name (letters, digits, _)"
+        dt, at = inner.dataType, f"{at}.{step}"
+    return dt
+
+
+def element_field(data_type: DataType, name: str) -> StructField | None:
+    """A struct's field by name, as Spark resolves it by default (case apart when no other field matches)."""
+    if not isinstance(data_type, StructType):
+        return None
+    exact = [f for f in data_type.fields if f.name == name]
+    alike = exact or [f for f in data_type.fields if f.name.lower() == name.lower()]
+    return alike[0] if len(alike) == 1 else None

@@ -30,7 +30,7 @@ from dqx_gx.spark import expressions as X
 from dqx_gx.spark import formats
 from dqx_gx.spark import quantiles as Q
 from dqx_gx.spark import text as S
-from dqx_gx.spark.columns import column_parts
+from dqx_gx.spark.columns import column_parts, element_field
 from dqx_gx.spark.keys import KeyCounts
 from dqx_gx.spark.text import Sql
 
@@ -326,13 +326,23 @@ def marks_of(kind: Kind, on: On) -> Sql:
 
 
 def _any_element(spark: SparkKind, on: On) -> Sql:
-    """``exists(array, element -> predicate)``: one expression per row, never NULL (a NULL array has no
-    element that breaks the rule)."""
-    assert spark.predicate is not None and isinstance(on.field.dataType, T.ArrayType)
-    element = StructField(on.field.name, on.field.dataType.elementType, True)
+    """``exists(array, element -> predicate)``, and on a field of the elements ``exists(array, element ->
+    element IS NOT NULL AND predicate(element.field))`` (an array inside: ``exists`` again): one expression
+    per row, never NULL (a NULL array has no element that breaks the rule; a NULL element or struct holds no
+    field that does)."""
     predicate = spark.predicate
+    assert predicate is not None
 
-    def breaks(value: Sql) -> Sql:
-        return X.counted(predicate(replace(on, fields=(element,), columns=(value,))))
+    def breaks(value: Sql, data_type: T.DataType, way: tuple[str, ...]) -> Sql:
+        if not way:
+            element = StructField(on.field.name, data_type, True)
+            return X.counted(predicate(replace(on, fields=(element,), columns=(value,))))
+        step, rest = way[0], way[1:]
+        if step == "*":
+            assert isinstance(data_type, T.ArrayType)
+            return X.counted(S.exists(value, lambda inner: breaks(inner, data_type.elementType, rest)))
+        field = element_field(data_type, step)
+        assert field is not None  # measurable: type_problem found the way
+        return value.is_not_null() & breaks(value.field(field.name), field.dataType, rest)
 
-    return X.counted(S.exists(on.column, breaks))
+    return breaks(on.column, on.field.dataType, ("*", *on.metric.element))

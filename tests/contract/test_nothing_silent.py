@@ -136,6 +136,91 @@ def test_array_items_are_checked_on_every_element(spark: SparkSession) -> None:
     }
 
 
+LINES = {
+    "name": "lines",
+    "logicalType": "array",
+    "items": {
+        "logicalType": "object",
+        "properties": [
+            {"name": "sku", "logicalType": "string", "required": True, "logicalTypeOptions": {"maxLength": 3}},
+            {
+                "name": "box",
+                "logicalType": "object",
+                "properties": [{"name": "size", "logicalType": "integer", "required": True, "unique": True}],
+            },
+            {
+                "name": "codes",
+                "logicalType": "array",
+                "items": {"logicalType": "string", "unique": True, "enum": [{"value": "x"}, {"value": "y"}]},
+                "quality": [{"name": "few codes", "metric": "nullValues", "mustBe": 0}],
+            },
+        ],
+    },
+}
+
+
+def test_fields_of_array_elements_are_checked_on_every_element_that_is_there(spark: SparkSession) -> None:
+    """SPEC §3: a row breaks a rule on a field of the elements when any element does; a NULL element (or a NULL
+    struct inside one) holds no field, as a NULL struct column holds none: its own required rule's business."""
+    contract, messages = load([{"name": "orders", "properties": [{"name": "id", "logicalType": "integer"}, LINES]}])
+    at = "schema[0].properties[1].items."
+    assert messages == [
+        "schema[0].properties[1].items.properties[1].properties[0] (property 'lines[*].box.size'): unique of "
+        "'lines[*].box.size': a field inside array elements is not checked for uniqueness (within one array, or "
+        "across rows?); skipping"
+    ]
+    rules = {r.id.removeprefix(at): r for r in contract.rules}
+    assert rules["properties[0].required"].expression() == "null_count(lines[*].sku) = 0"
+    assert rules["properties[1].properties[0].required"].expression() == "null_count(lines[*].box.size) = 0"
+    assert rules["properties[2].items.enum"].expression() == (
+        "count_if(lines[*].codes[*] is not NULL and not in ['x', 'y']) = 0"
+    )
+    assert rules["properties[2].items.unique"].expression() == "count_if(lines[*].codes has repeated items) = 0"
+    frame = spark.createDataFrame(
+        [
+            (1, [("a", (1,), ["x"]), ("bb", (2,), ["y", "x"])]),  # every element keeps every rule
+            (2, [("a", (1,), ["x"]), (None, (2,), ["x"])]),  # a line without its sku
+            (3, [("abcd", None, None), None]),  # sku too long; no box (no size to miss); a NULL line
+            (4, [("a", (None,), ["x", "x", "z"])]),  # a box without its size; a code twice; a code not listed
+            (5, None),  # no lines
+            (6, [("a", (1,), ["x", None])]),  # a NULL code: no enum violation, but a NULL value
+        ],
+        "id int, lines array<struct<sku: string, box: struct<size: int>, codes: array<string>>>",
+    )
+    run = run_contract(contract, frame, now=NOW)
+    observed = {r.rule.id.removeprefix(at): (r.assertion.status, r.observed) for r in run.rule_results}
+    assert observed == {
+        "schema[0].properties[0].logicalType": ("PASSED", "int"),
+        "schema[0].properties[1].logicalType": (
+            "PASSED",
+            "array<struct<sku:string,box:struct<size:int>,codes:array<string>>>",
+        ),
+        "properties[0].required": ("FAILED", 1),  # id 2
+        "properties[0].logicalTypeOptions.maxLength": ("FAILED", 1),  # id 3
+        "properties[1].properties[0].required": ("FAILED", 1),  # id 4 (id 3's NULL box holds no size)
+        "properties[1].properties[0].unique": ("SKIPPED", None),
+        "properties[2].items.unique": ("FAILED", 1),  # id 4
+        "properties[2].items.enum": ("FAILED", 1),  # id 4's 'z'
+        "properties[2].quality[0]": ("FAILED", 1),  # nullValues of lines[*].codes: id 3's NULL codes
+    }
+    marked = {
+        row["id"]: sorted(e["rule"] for e in (row[ERRORS] or []) + (row[WARNINGS] or []))
+        for row in annotate_rows(contract, frame, now=NOW).collect()
+    }
+    assert marked == {
+        1: [],
+        2: ["lines[*].sku has no nulls (required)"],
+        3: ["few codes", "lines[*].sku maxLength 3"],
+        4: [
+            "lines[*].box.size has no nulls (required)",
+            "lines[*].codes[*] is one of its enum values",
+            "lines[*].codes[*] is unique within its array",
+        ],
+        5: [],
+        6: [],
+    }
+
+
 # --- struct fields by path -----------------------------------------------------------------------------
 
 ADDRESS = {
