@@ -51,30 +51,47 @@ class RuleContext:
 
 def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
     """The rule one ODCS quality entry (already schema-valid) declares."""
+    kind = _kind(raw)
+    if ctx.element and kind not in (None, "library", "text"):  # inside the elements: a value of each, no column
+        name = raw.get("name") or ctx.path
+        label = f"Quality rule '{name}'"
+        info: dict[str, Any] = {"id": ctx.path, "severity": parse_severity(raw.get("severity"), label)}
+        reason = f"a {kind} rule reads columns; inside array elements only library metrics run, on every element"
+        return _skip(label, info, name, _ORIGINS.get(kind, RuleOrigin.CUSTOM), reason)
     parsed = _quality_rule(raw, ctx)
-    if ctx.element is None or isinstance(parsed, TextRule | SkippedRule):
-        return parsed
-    if isinstance(parsed, MetricRule) and KINDS[parsed.metric.kind].on_items:
-        return replace(parsed, metric=replace(parsed.metric, items=True, element=ctx.element))
-    if not isinstance(parsed, MetricRule) and not ctx.element:
-        return parsed  # an SQL or GX rule on an array's items reads the array column
-    what = parsed.expression() if isinstance(parsed, MetricRule) else f"this {parsed.origin.value} rule"
+    if ctx.element is None or not isinstance(parsed, MetricRule):
+        return parsed  # on an array's items, an SQL or GX rule reads the array column
+    on_items = replace(parsed, metric=replace(parsed.metric, items=True, element=ctx.element))
+    if ctx.prop is not None and parsed.metric.columns != (ctx.prop.column,):
+        reason = (
+            f"{parsed.expression()} names other columns than {ctx.prop.name}, so it is not measured on its elements"
+        )
+    elif KINDS[parsed.metric.kind].on_items:
+        return on_items
+    else:
+        reason = (
+            f"{on_items.expression()} is not a count of rows each judged alone, so it cannot be measured on array items"
+        )
+    described = {"id": parsed.id, "severity": parsed.severity, "dimension": parsed.dimension}
     return _skip(
         f"Quality rule '{parsed.name}'",
-        {
-            "id": parsed.id,
-            "severity": parsed.severity,
-            "dimension": parsed.dimension,
-            "description": parsed.description,
-        },
+        {**described, "description": parsed.description},
         parsed.name,
         parsed.origin,
-        f"{what} is not a count of rows each judged alone, so it cannot be measured on array items",
+        reason,
     )
 
 
+_ORIGINS = {"library": RuleOrigin.LIBRARY, "sql": RuleOrigin.SQL}
+
+
+def _kind(raw: Mapping[str, Any]) -> Any:
+    """A quality entry's type: ``library`` when it names a metric without one."""
+    return raw.get("type") or ("library" if "metric" in raw else None)
+
+
 def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
-    kind = raw.get("type") or ("library" if "metric" in raw else None)
+    kind = _kind(raw)
     name = raw.get("name")
     label = f"Quality rule '{name or ctx.path}'"
     if kind == "text":

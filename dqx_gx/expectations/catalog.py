@@ -20,7 +20,7 @@ from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unme
 from dqx_gx.expectations.metrics import DUPLICATED_ROWS, MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
 from dqx_gx.expectations.moment import instant
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
-from dqx_gx.kinds.kind import Marks, Reach
+from dqx_gx.kinds.kind import Marks, Reach, columns_text
 from dqx_gx.rules import partitions
 from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import DataType
@@ -120,14 +120,14 @@ class KindExpectation(DqxExpectation):
             field = self.field(metrics, name)
             if isinstance(field, Unmeasured):
                 return field
-            if problem := type_problem(self.kind, metric, field):
+            if problem := type_problem(self.kind, metric, field, case_sensitive=self.case_sensitive(metrics)):
                 return Unmeasured(problem)
         if self.kind.value.needs_now and self.moment() is None:
             return Unmeasured(f"'now' gives no moment to measure from: {getattr(self, 'now', None)!r}")
         raw = metrics[measured(self.kind, metric)[0]]
         if isinstance(raw, dict) and "error" in raw:  # a referenced dataset missing or not comparable
             return Unmeasured(raw["error"])
-        what = f"{self.kind.metric.value}({', '.join(metric.columns)})"
+        what = f"{self.kind.metric.value}({columns_text(metric)})"
         match self.kind.value:
             case Value.ROWS:
                 if raw is None:

@@ -80,14 +80,6 @@ _SOURCES = (exp.Table, exp.Subquery, exp.Values, exp.Lateral)
 """What FROM and JOIN may name; a table-valued function sqlglot does not wrap in a table (UNNEST) is none of them."""
 
 
-def is_plain(name: str) -> bool:
-    """A name of letters, digits and ``_``, written in SQL text as it is."""
-    return bool(_PLAIN_NAME.fullmatch(name))
-
-
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
-
-
 def quote_identifier(name: str) -> str:
     """``name`` as a Spark SQL identifier in backticks: survives dots, spaces and backticks."""
     return "`" + name.replace("`", "``") + "`"

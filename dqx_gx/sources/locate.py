@@ -180,8 +180,18 @@ def _require_files(path: str, label: str) -> None:
         raise SourceError(f"{label}: the folder holds no data files")
 
 
-MARKS = {"parquet": b"PAR1", "orc": b"ORC"}
-"""How a file of each binary format starts (a parquet file ends so too)."""
+def binary_format(start: bytes, end: bytes = b"") -> str | None:
+    """The binary format a file's first bytes (and last four) show, or None: parquet begins and ends with its
+    mark (``PAR1``, or ``PARE`` encrypted), orc begins with ``ORC`` and holds bytes no text does."""
+    if any(start.startswith(mark) and (not end or end == mark) for mark in (b"PAR1", b"PARE")):
+        return "parquet"
+    if start.startswith(b"ORC") and any(b < 9 or 13 < b < 32 for b in start[3:]):
+        return "orc"
+    return None
+
+
+_HEAD = 64
+"""Bytes read from the start of a file to tell its format."""
 
 
 def _check_contents(files: Files, label: str) -> None:
@@ -191,40 +201,42 @@ def _check_contents(files: Files, label: str) -> None:
     local = local_path(files.path)
     fmt = files.format
     first = None if local is None or fmt is None else _first_data_file(files.path, local)
-    if first is None or fmt is None:
+    if first is None or fmt is None or fmt not in ("parquet", "orc", "csv", "json", "text"):
         return
     with first.open("rb") as opened:
-        start = opened.read(4)
+        start = opened.read(_HEAD)
         size = opened.seek(0, 2)
         opened.seek(max(size - 4, 0))
         end = opened.read(4)
     if size == 0:
         return  # an empty file is the reader's to judge (an empty csv batch, an unreadable parquet)
-    looks = next((fmt for fmt, mark in MARKS.items() if start.startswith(mark)), None)
-    expected = MARKS.get(fmt)
+    looks = binary_format(start, end)
     shown = first.name if first == local else f"{first.name} (its first data file)"
     fix = f"give --format {looks}" if looks else "give the file's --format"
-    if expected is not None and not (start.startswith(expected) and (fmt != "parquet" or end == expected)):
+    if fmt in ("parquet", "orc") and looks != fmt and not (fmt == "orc" and start.startswith(b"ORC")):
         raise SourceError(f"{label}: cannot read it as {fmt}: {shown} is no {fmt} file; {fix}")
-    if expected is None and looks is not None and fmt in ("csv", "json", "text"):
-        raise SourceError(f"{label}: cannot read it as {fmt}: {shown} is a {looks} file; {fix}")
+    if fmt in ("csv", "json", "text") and looks is not None:
+        raise SourceError(f"{label}: cannot read it as {fmt}: {shown} holds {looks} data; {fix}")
 
 
 def _first_data_file(path: str, local: Path) -> Path | None:
     if is_glob(path):
-        matches = sorted(Path(p) for p in glob.glob(str(local), recursive=True))
+        matches = sorted(Path(p) for p in glob.glob(str(local), recursive=True) if not _hidden(Path(p).name))
         found = [f for m in matches for f in ([m] if m.is_file() else _data_files(m) if m.is_dir() else [])]
     else:
         found = [local] if local.is_file() else _data_files(local) if local.is_dir() else []
     return found[0] if found else None
 
 
+def _hidden(name: str) -> bool:
+    """A file or folder name Spark does not read data from (``_SUCCESS``, ``.crc``, ``_delta_log``)."""
+    return name.startswith((".", "_"))
+
+
 def _data_files(folder: Path) -> list[Path]:
     """Files Spark would read in a folder: hidden and ``_``-prefixed ones (``_SUCCESS``, ``.crc``) are skipped."""
     return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file() and not any(part.startswith((".", "_")) for part in p.relative_to(folder).parts)
+        p for p in folder.rglob("*") if p.is_file() and not any(_hidden(part) for part in p.relative_to(folder).parts)
     )
 
 

@@ -18,8 +18,8 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import first_line, warn_contract
 from dqx_gx.sources.choices import SourceError
 from dqx_gx.sources.locate import (
-    MARKS,
     Located,
+    binary_format,
     declared_datasets,
     local_path,
     locate,
@@ -215,7 +215,7 @@ def _check_header(columns: Sequence[str], declared: Sequence[str], label: str) -
         )
     header = "".join(columns)
     if any(ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\r\n") for ch in header):
-        kind = next((fmt for fmt, mark in MARKS.items() if header.startswith(mark.decode())), None)
+        kind = binary_format(header.encode("utf-8", "replace"))
         fix = f"it looks like {kind}: give --format {kind}" if kind else "give the file's --format"
         raise SourceError(f"{label}: binary data read as csv (the header is not text); {fix}")
     if len(columns) != 1 or len(declared) < 2:

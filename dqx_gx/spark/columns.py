@@ -36,7 +36,7 @@ from pyspark.sql.types import (
 )
 
 from dqx_gx.kinds import Kind, Metric, TypeFamily
-from dqx_gx.rules.sql_guard import is_plain, quote_identifier
+from dqx_gx.rules.sql_guard import quote_identifier
 
 _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily], ...] = (
     ((StringType, CharType, VarcharType), TypeFamily.TEXT),
@@ -174,19 +174,19 @@ def families_within(data_type: DataType) -> frozenset[TypeFamily]:
     return frozenset(found)
 
 
-def type_problem(kind: Kind, metric: Metric, field: StructField) -> str | None:
+def type_problem(kind: Kind, metric: Metric, field: StructField, *, case_sensitive: bool = False) -> str | None:
     """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types; on array
-    items, on the type of the value each element leads to."""
+    items, on the type of the value each element leads to (field names matched by Spark's case rule)."""
     dt: DataType | str = field.dataType
     if metric.items:
-        dt = element_type(field, metric.element)
+        dt = element_type(field, metric.element, case_sensitive)
         if isinstance(dt, str):
             return f"{kind.describe(metric)} is on array items; {dt}"
     assert isinstance(dt, DataType)
     return kind.type_problem(metric, family(dt), families_within(dt), f"{field.name!r} is {type_text(dt)}")
 
 
-def element_type(field: StructField, element: tuple[str, ...]) -> DataType | str:
+def element_type(field: StructField, element: tuple[str, ...], case_sensitive: bool) -> DataType | str:
     """The type of the value ``element`` leads to from each element of the array ``field``; where the way
     breaks, why (a text)."""
     dt, at = field.dataType, field.name
@@ -196,19 +196,26 @@ def element_type(field: StructField, element: tuple[str, ...]) -> DataType | str
                 return f"{at!r} is {type_text(dt)}, not an array"
             dt, at = dt.elementType, f"{at}[*]"
             continue
-        inner = element_field(dt, step)
-        if inner is None:
-            return f"{at!r} has no field {step!r}" if isinstance(dt, StructType) else f"{at!r} is no struct"
-        if not is_plain(inner.name):
-            return f"{at}.{inner.name!r}: a field inside array elements is read by a plain name (letters, digits, _)"
-        dt, at = inner.dataType, f"{at}.{step}"
+        if not isinstance(dt, StructType):
+            return f"{at!r} is {type_text(dt)}, not a struct"
+        same = [f for f in dt.fields if f.name == step or (not case_sensitive and f.name.lower() == step.lower())]
+        if len(same) != 1:
+            found = ", ".join(repr(f.name) for f in same)
+            return (
+                f"{at!r} has fields {found}: Spark matches names ignoring case"
+                if same
+                else (f"{at!r} has no field {step!r}")
+            )
+        if "$" in same[0].name:
+            return f"{at}.{same[0].name!r}: a field inside array elements is not read by a name holding '$'"
+        dt, at = same[0].dataType, f"{at}.{same[0].name}"
     return dt
 
 
-def element_field(data_type: DataType, name: str) -> StructField | None:
-    """A struct's field by name, as Spark resolves it by default (case apart when no other field matches)."""
-    if not isinstance(data_type, StructType):
-        return None
+def element_field(data_type: DataType, name: str) -> StructField:
+    """The struct field ``name`` of a way :func:`element_type` found: the field of that name, else the one
+    field of that name ignoring case."""
+    assert isinstance(data_type, StructType)
     exact = [f for f in data_type.fields if f.name == name]
-    alike = exact or [f for f in data_type.fields if f.name.lower() == name.lower()]
-    return alike[0] if len(alike) == 1 else None
+    (found,) = exact or [f for f in data_type.fields if f.name.lower() == name.lower()]
+    return found

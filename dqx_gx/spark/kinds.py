@@ -342,7 +342,6 @@ def _any_element(spark: SparkKind, on: On) -> Sql:
             assert isinstance(data_type, T.ArrayType)
             return X.counted(S.exists(value, lambda inner: breaks(inner, data_type.elementType, rest)))
         field = element_field(data_type, step)
-        assert field is not None  # measurable: type_problem found the way
         return value.is_not_null() & breaks(value.field(field.name), field.dataType, rest)
 
     return breaks(on.column, on.field.dataType, ("*", *on.metric.element))

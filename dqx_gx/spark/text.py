@@ -35,12 +35,13 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
 
-from dqx_gx.rules.sql_guard import is_plain, quote_identifier
+from dqx_gx.rules.sql_guard import quote_identifier
 from dqx_gx.spark.columns import column_parts
 
 _INT_VALUES = range(-(2**31), 2**31)
 _LONG_VALUES = range(-(2**63), 2**63)
 _NOT_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 _PLAIN_TEXT = re.compile(r"[^'\\$]*")
 
 
@@ -127,9 +128,10 @@ class Sql:
         return self._op("RLIKE", pattern)
 
     def field(self, name: str) -> Sql:
-        """A struct's field by a plain name (a batch column's field is a :func:`named` path)."""
-        if not is_plain(name):
-            raise ValueError(f"a field of an expression is read by a plain name, not {name!r}")
+        """A struct's field by name, backticked (a batch column's field is a :func:`named` path). Not a name
+        holding ``$``: Spark would substitute a ``${…}`` in it before parsing."""
+        if "$" in name:
+            raise ValueError(f"a field of an expression is not read by a name holding '$': {name!r}")
         return Sql(f"({self.text}).{quote_identifier(name)}")
 
 
@@ -141,7 +143,7 @@ def col(field: StructField, of: str | None = None) -> Sql:
 def named(*parts: str) -> Sql:
     """A column by the parts of its name (a struct field's path)."""
     path = ".".join(quote_identifier(part) for part in parts)
-    if all(is_plain(part) for part in parts):
+    if all(_PLAIN_NAME.fullmatch(part) for part in parts):
         return Sql(path)
     return Sql(f"IDENTIFIER({lit(path).text})")
 

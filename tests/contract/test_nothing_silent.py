@@ -221,6 +221,63 @@ def test_fields_of_array_elements_are_checked_on_every_element_that_is_there(spa
     }
 
 
+def test_a_field_of_the_elements_is_found_as_spark_finds_it(spark: SparkSession) -> None:
+    lines = {
+        "name": "lines",
+        "logicalType": "array",
+        "items": {
+            "logicalType": "object",
+            "properties": [
+                {"name": "sku", "logicalType": "string", "required": True},
+                {"name": "unit price", "logicalType": "integer", "required": True},
+            ],
+        },
+    }
+    contract, _ = load([{"name": "orders", "properties": [{"name": "id", "logicalType": "integer"}, lines]}])
+    frame = spark.createDataFrame(
+        [(1, [("a", "A", 1)]), (2, [("b", "B", None)])],
+        "id int, lines array<struct<sku: string, SKU: string, `unit price`: int>>",
+    )
+    run = run_contract(contract, frame, now=NOW)
+    observed = {r.rule.name: (r.assertion.status, r.observed, r.reason) for r in run.rule_results}
+    assert observed["lines[*].unit price has no nulls (required)"] == ("FAILED", 1, None)  # any name but '$'
+    # 'sku' and 'SKU' are one name to Spark by default: the rule says so, the gate still marks the other rules
+    status, _, reason = observed["lines[*].sku has no nulls (required)"]
+    assert status == "FAILED"
+    assert reason is not None and "'lines[*]' has fields 'sku', 'SKU': Spark matches names ignoring case" in reason
+    marked = annotate_rows(contract, frame, now=NOW).orderBy("id").collect()
+    assert [[e["rule"] for e in row[ERRORS] or []] for row in marked] == [
+        [],
+        ["lines[*].unit price has no nulls (required)"],
+    ]
+
+
+def test_inside_array_elements_only_library_metrics_run(spark: SparkSession) -> None:
+    sku = {
+        "name": "sku",
+        "logicalType": "string",
+        "quality": [
+            {"name": "no missing sku", "metric": "nullValues", "mustBe": 0},
+            {
+                "name": "dqx missing",
+                "type": "custom",
+                "engine": "dqx",
+                "implementation": {"check": "missing", "column": "sku", "mustBe": 0},
+            },
+            {"name": "sql", "type": "sql", "query": "SELECT COUNT(*) FROM ${table}", "mustBe": 0},
+        ],
+    }
+    lines = {"name": "lines", "logicalType": "array", "items": {"logicalType": "object", "properties": [sku]}}
+    contract, messages = load([{"name": "orders", "properties": [lines]}])
+    skipped = {r.name: r.reason for r in contract.skipped_rules}
+    reason = "a {} rule reads columns; inside array elements only library metrics run, on every element"
+    assert skipped == {"dqx missing": reason.format("custom"), "sql": reason.format("sql")}
+    assert len(messages) == 2
+    frame = spark.createDataFrame([([("a",), (None,)],), ([("b",)],)], "lines array<struct<sku: string>>")
+    (ran,) = [r for r in run_contract(contract, frame, now=NOW).rule_results if r.rule.name == "no missing sku"]
+    assert (ran.assertion.status, ran.observed) == ("FAILED", 1)
+
+
 # --- struct fields by path -----------------------------------------------------------------------------
 
 ADDRESS = {

@@ -484,7 +484,8 @@ def test_struct_field_rule_runs_by_path_array_items_rule_on_every_element() -> N
     skipped = {r.id: r.reason for r in contract.skipped_rules}
     assert skipped == {
         "schema[0].properties[1].items.quality[1]": (
-            "duplicate_count(tags) = 0 is not a count of rows each judged alone, so it cannot be measured on array items"
+            "duplicate_count(tags[*]) = 0 is not a count of rows each judged alone, so it cannot be measured on array "
+            "items"
         ),
     }
     assert len(caught) == 1

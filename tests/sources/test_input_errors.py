@@ -13,6 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from dqx_gx.sources.choices import SourceError
+from dqx_gx.sources.locate import locate
+from dqx_gx.sources.servers import Files
 from tests.conftest import EXAMPLES
 from tests.run.test_cli import run
 from tests.sources.test_cli_sources import contract, csv, fails_with, local
@@ -105,11 +108,11 @@ def test_every_input_error_is_one_line_before_spark(tmp_path: Path) -> None:
         ),
         # a file of another format than it is read as: looked at before Spark, the first data file of a pattern
         ("validate", ORDERS, "--data", str(GOOD), "--format", "csv"): (
-            f"error: --data {GOOD}: cannot read it as csv: good.parquet is a parquet file; give --format parquet"
+            f"error: --data {GOOD}: cannot read it as csv: good.parquet holds parquet data; give --format parquet"
         ),
         ("validate", ORDERS, "--data", f"{GOOD.parent}/*.parquet", "--format", "json"): (
-            f"error: --data {GOOD.parent}/*.parquet: cannot read it as json: bad.parquet (its first data file) is a "
-            "parquet file; give --format parquet"
+            f"error: --data {GOOD.parent}/*.parquet: cannot read it as json: bad.parquet (its first data file) holds "
+            "parquet data; give --format parquet"
         ),
         ("validate", ORDERS, "--data", str(GOOD), "--format", "orc"): (
             f"error: --data {GOOD}: cannot read it as orc: good.parquet is no orc file; give --format parquet"
@@ -240,3 +243,20 @@ def test_binary_data_no_format_marks_is_found_by_the_reader(
     assert fails_with(capsys, "validate", ORDERS, "--data", str(image)) == (
         f"error: --data {image}: binary data read as csv (the header is not text); give the file's --format"
     )
+
+
+def test_files_that_are_what_they_are_read_as_pass_the_look_before_spark(tmp_path: Path) -> None:
+    orcid = tmp_path / "people.csv"  # text that starts like an orc file
+    orcid.write_text("ORCID,name\n0000-0001,ann\n")
+    encrypted = tmp_path / "sealed.parquet"  # parquet with an encrypted footer: PARE at both ends
+    encrypted.write_bytes(b"PARE" + bytes(range(40)) + b"PARE")
+    written = tmp_path / "out"  # a writer's folder: its bookkeeping files come first in name order
+    written.mkdir()
+    (written / "_committed_1").write_text('{"added": ["part-0.parquet"]}')
+    (written / ".part-0.parquet.crc").write_bytes(b"\x00crc")
+    (written / "part-0.parquet").write_bytes(GOOD.read_bytes())
+    for path, fmt in ((orcid, "csv"), (encrypted, "parquet"), (f"{written}/*", "parquet"), (written, "parquet")):
+        located = locate(None, path=str(path), data_format=fmt)
+        assert located.location == Files(str(path), fmt)
+    with pytest.raises(SourceError, match=r"cannot read it as csv: part-0.parquet \(its first data file\) holds"):
+        locate(None, path=f"{written}/*", data_format="csv")
