@@ -177,18 +177,18 @@ def families_within(data_type: DataType) -> frozenset[TypeFamily]:
 def type_problem(kind: Kind, metric: Metric, field: StructField, *, case_sensitive: bool = False) -> str | None:
     """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types; on array
     items, on the type of the value each element leads to (field names matched by Spark's case rule)."""
-    dt: DataType | str = field.dataType
+    dt, at = field.dataType, field.name
     if metric.items:
-        dt = element_type(field, metric.element, case_sensitive)
-        if isinstance(dt, str):
-            return f"{kind.describe(metric)} is on array items; {dt}"
-    assert isinstance(dt, DataType)
-    return kind.type_problem(metric, family(dt), families_within(dt), f"{field.name!r} is {type_text(dt)}")
+        found = element_type(field, metric.element, case_sensitive)
+        if isinstance(found, str):
+            return f"{kind.describe(metric)} is on array items; {found}"
+        dt, at = found
+    return kind.type_problem(metric, family(dt), families_within(dt), f"{at!r} is {type_text(dt)}")
 
 
-def element_type(field: StructField, element: tuple[str, ...], case_sensitive: bool) -> DataType | str:
-    """The type of the value ``element`` leads to from each element of the array ``field``; where the way
-    breaks, why (a text)."""
+def element_type(field: StructField, element: tuple[str, ...], case_sensitive: bool) -> tuple[DataType, str] | str:
+    """The type of the value ``element`` leads to from each element of the array ``field``, and that value's
+    path (``lines[*].sku``); where the way breaks, why."""
     dt, at = field.dataType, field.name
     for step in ("*", *element):
         if step == "*":
@@ -199,17 +199,14 @@ def element_type(field: StructField, element: tuple[str, ...], case_sensitive: b
         if not isinstance(dt, StructType):
             return f"{at!r} is {type_text(dt)}, not a struct"
         same = [f for f in dt.fields if f.name == step or (not case_sensitive and f.name.lower() == step.lower())]
-        if len(same) != 1:
-            found = ", ".join(repr(f.name) for f in same)
-            return (
-                f"{at!r} has fields {found}: Spark matches names ignoring case"
-                if same
-                else (f"{at!r} has no field {step!r}")
-            )
+        if not same:
+            return f"{at!r} has no field {step!r}"
+        if len(same) > 1:
+            return f"{at!r} has fields {', '.join(repr(f.name) for f in same)}: Spark matches names ignoring case"
         if "$" in same[0].name:
             return f"{at}.{same[0].name!r}: a field inside array elements is not read by a name holding '$'"
         dt, at = same[0].dataType, f"{at}.{same[0].name}"
-    return dt
+    return dt, at
 
 
 def element_field(data_type: DataType, name: str) -> StructField:
