@@ -252,6 +252,17 @@ def test_a_field_of_the_elements_is_found_as_spark_finds_it(spark: SparkSession)
     ]
 
 
+def test_a_value_of_the_elements_of_another_type_is_named_by_its_path(spark: SparkSession) -> None:
+    quantity = {"name": "q", "logicalType": "string", "logicalTypeOptions": {"maxLength": 2}}
+    lines = {"name": "lines", "logicalType": "array", "items": {"logicalType": "object", "properties": [quantity]}}
+    contract, _ = load([{"name": "orders", "properties": [lines]}])
+    frame = spark.createDataFrame([([(5,)],)], "lines array<struct<q: int>>")
+    (length,) = [
+        r for r in run_contract(contract, frame, now=NOW).rule_results if r.rule.name == "lines[*].q maxLength 2"
+    ]
+    assert (length.assertion.status, length.reason) == ("FAILED", "maxLength applies to text; 'lines[*].q' is int")
+
+
 def test_inside_array_elements_only_library_metrics_run(spark: SparkSession) -> None:
     sku = {
         "name": "sku",
