@@ -72,10 +72,15 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
         reason = (
             f"{on_items.expression()} is not a count of rows each judged alone, so it cannot be measured on array items"
         )
-    described = {"id": parsed.id, "severity": parsed.severity, "dimension": parsed.dimension}
+    described = {
+        "id": parsed.id,
+        "severity": parsed.severity,
+        "dimension": parsed.dimension,
+        "description": parsed.description,
+    }
     return _skip(
         f"Quality rule '{parsed.name}'",
-        {**described, "description": parsed.description},
+        described,
         parsed.name,
         parsed.origin,
         reason,

@@ -148,12 +148,6 @@ class DqxExpectation(BatchExpectation):
         return found if found is not None else Unmeasured(columns.missing(column))
 
     @staticmethod
-    def case_sensitive(metrics: dict[str, Any]) -> bool:
-        """Whether the batch's names are matched as Spark's ``spark.sql.caseSensitive`` says."""
-        columns: Columns = metrics[BATCH_SCHEMA]
-        return columns.case_sensitive
-
-    @staticmethod
     def scaled(count: int, num_rows: int, scale: Scale, what: str) -> Observation:
         """A count as the rule reports it: the count, a fraction (0–1) or a percentage (0–100) of all rows."""
         if scale is Scale.COUNT:

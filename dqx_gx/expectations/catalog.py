@@ -17,7 +17,15 @@ from great_expectations.compatibility.pydantic import StrictBool, StrictFloat, S
 from great_expectations.core.suite_parameters import SuiteParameterDict
 
 from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
-from dqx_gx.expectations.metrics import DUPLICATED_ROWS, MARKED_ROWS, NUM_ROWS, UNCAST_VALUES, marked, measured
+from dqx_gx.expectations.metrics import (
+    BATCH_SCHEMA,
+    DUPLICATED_ROWS,
+    MARKED_ROWS,
+    NUM_ROWS,
+    UNCAST_VALUES,
+    marked,
+    measured,
+)
 from dqx_gx.expectations.moment import instant
 from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Marks, Reach, columns_text
@@ -120,7 +128,7 @@ class KindExpectation(DqxExpectation):
             field = self.field(metrics, name)
             if isinstance(field, Unmeasured):
                 return field
-            if problem := type_problem(self.kind, metric, field, case_sensitive=self.case_sensitive(metrics)):
+            if problem := type_problem(self.kind, metric, field, metrics[BATCH_SCHEMA]):
                 return Unmeasured(problem)
         if self.kind.value.needs_now and self.moment() is None:
             return Unmeasured(f"'now' gives no moment to measure from: {getattr(self, 'now', None)!r}")

@@ -84,7 +84,7 @@ def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | Non
     """What the kind's expressions are built on, or None when a column is missing or of a type it refuses."""
     metric = kind.metric_of(kwargs)
     fields = tuple(columns.find(name) for name in metric.columns)
-    if any(f is None or type_problem(kind, metric, f, case_sensitive=columns.case_sensitive) for f in fields):
+    if any(f is None or type_problem(kind, metric, f, columns) for f in fields):
         return None
     found = tuple(f for f in fields if f is not None)
     return On(metric, found, tuple(S.col(f) for f in found))

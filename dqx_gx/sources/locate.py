@@ -192,16 +192,18 @@ def binary_format(start: bytes, end: bytes = b"") -> str | None:
 
 _HEAD = 64
 """Bytes read from the start of a file to tell its format."""
+_TEXT = ("csv", "json", "text")
 
 
 def _check_contents(files: Files, label: str) -> None:
     """A local file read as parquet or orc that is not one, or read as text that is one, is refused before
     Spark starts (Spark would say so only after its seconds of start-up). One file is looked at: the file,
     or a folder's or pattern's first data file."""
-    local = local_path(files.path)
-    fmt = files.format
-    first = None if local is None or fmt is None else _first_data_file(files.path, local)
-    if first is None or fmt is None or fmt not in ("parquet", "orc", "csv", "json", "text"):
+    local, fmt = local_path(files.path), files.format
+    if local is None or fmt not in ("parquet", "orc", *_TEXT):
+        return
+    first = _first_data_file(files.path, local)
+    if first is None:
         return
     with first.open("rb") as opened:
         start = opened.read(_HEAD)
@@ -213,9 +215,11 @@ def _check_contents(files: Files, label: str) -> None:
     looks = binary_format(start, end)
     shown = first.name if first == local else f"{first.name} (its first data file)"
     fix = f"give --format {looks}" if looks else "give the file's --format"
-    if fmt in ("parquet", "orc") and looks != fmt and not (fmt == "orc" and start.startswith(b"ORC")):
+    # read as orc, its mark is enough: binary_format asks more of it only to tell it from text
+    marked = start.startswith(b"ORC") if fmt == "orc" else looks == fmt
+    if fmt not in _TEXT and not marked:
         raise SourceError(f"{label}: cannot read it as {fmt}: {shown} is no {fmt} file; {fix}")
-    if fmt in ("csv", "json", "text") and looks is not None:
+    if fmt in _TEXT and looks is not None:
         raise SourceError(f"{label}: cannot read it as {fmt}: {shown} holds {looks} data; {fix}")
 
 

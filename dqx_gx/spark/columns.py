@@ -9,7 +9,7 @@ measures nothing on a column it cannot handle; the expectation reports the same 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -91,7 +91,7 @@ class Columns:
         fields, names = self.schema.fields, []
         found: StructField | None = None
         for part in path.split("."):
-            matches = [f for f in fields if self._same(f.name, part)]
+            matches = self.named(fields, part)
             if len(matches) != 1:
                 return None
             found = matches[0]
@@ -99,8 +99,11 @@ class Columns:
             fields = found.dataType.fields if isinstance(found.dataType, StructType) else []
         return None if found is None else StructField(".".join(names), found.dataType, True, {NESTED_PATH: names})
 
-    def _same(self, a: str, b: str) -> bool:
-        return a == b if self.case_sensitive else a.lower() == b.lower()
+    def named(self, fields: Sequence[StructField], name: str) -> list[StructField]:
+        """The fields Spark takes for ``name`` (more than one: ambiguous)."""
+        if self.case_sensitive:
+            return [f for f in fields if f.name == name]
+        return [f for f in fields if f.name.lower() == name.lower()]
 
     def missing(self, name: str) -> str:
         """Why ``find(name)`` found nothing."""
@@ -116,9 +119,7 @@ class Columns:
         return f"column {name!r} is not in the batch (it has: {shown or 'no columns'})"
 
     def _matches(self, name: str) -> list[StructField]:
-        if self.case_sensitive:
-            return [f for f in self.schema.fields if f.name == name]
-        return [f for f in self.schema.fields if f.name.lower() == name.lower()]
+        return self.named(self.schema.fields, name)
 
 
 def _case_sensitive(session: SparkSession) -> bool:
@@ -174,21 +175,21 @@ def families_within(data_type: DataType) -> frozenset[TypeFamily]:
     return frozenset(found)
 
 
-def type_problem(kind: Kind, metric: Metric, field: StructField, *, case_sensitive: bool = False) -> str | None:
-    """Why ``kind`` cannot measure ``metric`` on this column, from the kind's declared accepted types; on array
-    items, on the type of the value each element leads to (field names matched by Spark's case rule)."""
+def type_problem(kind: Kind, metric: Metric, field: StructField, columns: Columns) -> str | None:
+    """Why ``kind`` cannot measure ``metric`` on this column of ``columns``, from the kind's declared accepted
+    types; on array items, on the type of the value each element leads to."""
     dt, at = field.dataType, field.name
     if metric.items:
-        found = element_type(field, metric.element, case_sensitive)
+        found = element_type(field, metric.element, columns)
         if isinstance(found, str):
             return f"{kind.describe(metric)} is on array items; {found}"
         dt, at = found
     return kind.type_problem(metric, family(dt), families_within(dt), f"{at!r} is {type_text(dt)}")
 
 
-def element_type(field: StructField, element: tuple[str, ...], case_sensitive: bool) -> tuple[DataType, str] | str:
+def element_type(field: StructField, element: tuple[str, ...], columns: Columns) -> tuple[DataType, str] | str:
     """The type of the value ``element`` leads to from each element of the array ``field``, and that value's
-    path (``lines[*].sku``); where the way breaks, why."""
+    path (``lines[*].sku``), its fields found by ``columns``' case rule; where the way breaks, why."""
     dt, at = field.dataType, field.name
     for step in ("*", *element):
         if step == "*":
@@ -198,7 +199,7 @@ def element_type(field: StructField, element: tuple[str, ...], case_sensitive: b
             continue
         if not isinstance(dt, StructType):
             return f"{at!r} is {type_text(dt)}, not a struct"
-        same = [f for f in dt.fields if f.name == step or (not case_sensitive and f.name.lower() == step.lower())]
+        same = columns.named(dt.fields, step)
         if not same:
             return f"{at!r} has no field {step!r}"
         if len(same) > 1:

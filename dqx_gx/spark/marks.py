@@ -114,9 +114,7 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
         kind = kind_of(rule.metric)
         fields = tuple(columns.find(name) for name in rule.metric.columns)
         present = tuple(f for f in fields if f is not None)
-        if len(present) < len(fields) or any(
-            type_problem(kind, rule.metric, f, case_sensitive=columns.case_sensitive) for f in present
-        ):
+        if len(present) < len(fields) or any(type_problem(kind, rule.metric, f, columns) for f in present):
             continue
         if kind.marks.reach is not Reach.REFERENCE:  # type: ignore[union-attr]  # is_row_level: Marks
             found.append(RowRule(rule, kind, present))
