@@ -55,9 +55,8 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
     if ctx.element and kind not in (None, "library", "text"):  # inside the elements: a value of each, no column
         name = raw.get("name") or ctx.path
         label = f"Quality rule '{name}'"
-        info: dict[str, Any] = {"id": ctx.path, "severity": parse_severity(raw.get("severity"), label)}
         reason = f"a {kind} rule reads columns; inside array elements only library metrics run, on every element"
-        return _skip(label, info, name, _ORIGINS.get(kind, RuleOrigin.CUSTOM), reason)
+        return _skip(label, _described(raw, ctx, label), name, _origin(kind, raw), reason)
     parsed = _quality_rule(raw, ctx)
     if ctx.element is None or not isinstance(parsed, MetricRule):
         return parsed  # on an array's items, an SQL or GX rule reads the array column
@@ -87,12 +86,33 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
     )
 
 
-_ORIGINS = {"library": RuleOrigin.LIBRARY, "sql": RuleOrigin.SQL}
-
-
 def _kind(raw: Mapping[str, Any]) -> Any:
     """A quality entry's type: ``library`` when it names a metric without one."""
     return raw.get("type") or ("library" if "metric" in raw else None)
+
+
+def _engine(raw: Mapping[str, Any]) -> str:
+    return str(raw.get("engine", ""))
+
+
+def _origin(kind: Any, raw: Mapping[str, Any]) -> RuleOrigin:
+    """Where a rule of this entry comes from, as the rule parsed from it says (a result's tag)."""
+    if kind in ("library", "sql"):
+        return RuleOrigin(kind)
+    engine = _engine(raw).lower()
+    if engine == DQX_ENGINE:
+        return RuleOrigin.DQX
+    return RuleOrigin.GREAT_EXPECTATIONS if engine in GX_ENGINES else RuleOrigin.CUSTOM
+
+
+def _described(raw: Mapping[str, Any], ctx: RuleContext, label: str) -> dict[str, Any]:
+    """What every rule of a quality entry carries, whether it runs or is skipped."""
+    return {
+        "id": ctx.path,
+        "severity": parse_severity(raw.get("severity"), label),
+        "dimension": raw.get("dimension"),
+        "description": raw.get("description"),
+    }
 
 
 def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
@@ -101,12 +121,7 @@ def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
     label = f"Quality rule '{name or ctx.path}'"
     if kind == "text":
         return TextRule(ctx.path, name or ctx.path, raw.get("description"))
-    info: dict[str, Any] = {
-        "id": ctx.path,
-        "severity": parse_severity(raw.get("severity"), label),
-        "dimension": raw.get("dimension"),
-        "description": raw.get("description"),
-    }
+    info = _described(raw, ctx, label)
     if kind is None:
         return _skip(
             label, info, name or ctx.path, RuleOrigin.LIBRARY, "has neither a type nor a metric; nothing to run"
@@ -122,7 +137,7 @@ def _quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextRule:
             threshold=parse_threshold(label, raw),
             **info,
         )
-    engine = str(raw.get("engine", ""))
+    engine = _engine(raw)
     if engine.lower() == DQX_ENGINE:
         return _dqx_rule(raw, ctx, label, info)
     if engine.lower() in GX_ENGINES:

@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.cli import main
 from dqx_gx.rows.gate import ERRORS, WARNINGS, annotate_rows
+from dqx_gx.rules.rule import RuleOrigin
 from dqx_gx.run.results import RuleResult
 from tests.documents import odcs_document
 
@@ -273,6 +274,8 @@ def test_inside_array_elements_only_library_metrics_run(spark: SparkSession) -> 
                 "name": "dqx missing",
                 "type": "custom",
                 "engine": "dqx",
+                "dimension": "completeness",
+                "description": "every line names its sku",
                 "implementation": {"check": "missing", "column": "sku", "mustBe": 0},
             },
             {"name": "sql", "type": "sql", "query": "SELECT COUNT(*) FROM ${table}", "mustBe": 0},
@@ -283,6 +286,12 @@ def test_inside_array_elements_only_library_metrics_run(spark: SparkSession) -> 
     skipped = {r.name: r.reason for r in contract.skipped_rules}
     reason = "a {} rule reads columns; inside array elements only library metrics run, on every element"
     assert skipped == {"dqx missing": reason.format("custom"), "sql": reason.format("sql")}
+    # skipped, they say what they are as the rules they would have been: origin and dimension tag the result
+    described = {r.name: (r.origin, r.dimension, r.description) for r in contract.skipped_rules}
+    assert described == {
+        "dqx missing": (RuleOrigin.DQX, "completeness", "every line names its sku"),
+        "sql": (RuleOrigin.SQL, None, None),
+    }
     assert len(messages) == 2
     frame = spark.createDataFrame([([("a",), (None,)],), ([("b",)],)], "lines array<struct<sku: string>>")
     (ran,) = [r for r in run_contract(contract, frame, now=NOW).rule_results if r.rule.name == "no missing sku"]
