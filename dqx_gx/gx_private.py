@@ -1,4 +1,4 @@
-"""Every place dqx-gx relies on a private or underscore part of GX 1.24, in one module.
+"""Every place dqx-gx relies on a private or underscore part of GX (1.7 to 1.24), in one module.
 
 GX's public API has no way to do these things; each assumption is pinned by a
 test in ``tests/test_gx_private.py`` that fails loudly when a GX upgrade breaks it.
@@ -28,9 +28,9 @@ from great_expectations.core.freshness_diagnostics import (
 )
 from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_function_types import MetricPartialFunctionTypes
-from great_expectations.core.owner_resolution import owner_from_batch_definition
 from great_expectations.core.serdes import _IdentifierBundle
 from great_expectations.data_context import AbstractDataContext
+from great_expectations.data_context.data_context.context_factory import project_manager
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
@@ -94,6 +94,29 @@ def is_thrown_away(context: AbstractDataContext | None) -> bool:
     return context in _THROWN_AWAY
 
 
+def owner_from_batch_definition(batch_definition: Any) -> AbstractDataContext | None:
+    """The context whose datasource holds ``batch_definition``, or None (GX 1.18's
+    ``core.owner_resolution.owner_from_batch_definition``; before 1.18 the same chain of attributes)."""
+    try:
+        context = batch_definition.data_asset.datasource.data_context
+    except AttributeError:
+        return None
+    return context if isinstance(context, AbstractDataContext) else None
+
+
+def suite_owner(suite: gx.ExpectationSuite) -> AbstractDataContext | None:
+    """The context whose store ``suite`` reads and writes: its owner from GX 1.18 on (``suite._owner``, None
+    for a suite of no context), before 1.18 the current context, which every suite used."""
+    if hasattr(suite, "_owner"):
+        owner: AbstractDataContext | None = suite._owner
+        return owner
+    try:
+        current: AbstractDataContext = project_manager._project
+    except Exception:  # no current context (GX raises its DataContextRequiredError)
+        return None
+    return current
+
+
 def _unstored(validation: gx.ValidationDefinition) -> bool:
     return is_thrown_away(owner_from_batch_definition(validation.data))
 
@@ -152,7 +175,7 @@ def _suite_bundle(suite: gx.ExpectationSuite) -> _IdentifierBundle:
     """How a validation definition refers to its suite when stored. GX's ``identifier_bundle`` first reads
     the suite back from its store and compares it whole with this one (about 0.3 ms per rule); a suite
     inside :func:`just_installed` is what the store has just given back."""
-    if suite.id and (suite.id in _INSTALLED.get() or is_thrown_away(suite._owner)):
+    if suite.id and (suite.id in _INSTALLED.get() or is_thrown_away(suite_owner(suite))):
         return _IdentifierBundle(name=suite.name, id=suite.id)
     return suite.identifier_bundle()
 

@@ -11,6 +11,7 @@ pay for it (``translate`` needs GX, which imports PySpark itself).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import re
@@ -248,12 +249,13 @@ QUERY_CONTEXT_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
 
 def quiet_query_contexts(verbose: int) -> None:
     """PySpark logs each analysis error as a JSON line on stderr, through loggers of its own class and
-    handler. A rule whose expression Spark refused reports the error in its result, so these lines show
-    only with ``-v``. Made here, as PySpark makes them: a plain logger of that name would break its call."""
-    from pyspark.logger import PySparkLogger
+    handler (PySpark 4.0 on; 3.5 logs none). A rule whose expression Spark refused reports the error in its
+    result, so these lines show only with ``-v``."""
+    from dqx_gx.spark_versions import pyspark_logger
 
     for name in QUERY_CONTEXT_LOGGERS:
-        PySparkLogger.getLogger(name).setLevel(logging.ERROR if verbose else logging.CRITICAL)
+        if logger := pyspark_logger(name):
+            logger.setLevel(logging.ERROR if verbose else logging.CRITICAL)
 
 
 class Starting:
@@ -272,7 +274,7 @@ class Starting:
         quiet_query_contexts(verbose)
 
         if where.is_connect:
-            import pyspark.sql.connect.session  # the Connect client, which GX imports too
+            import pyspark.sql.connect.session  # noqa: F401  the Connect client, which GX imports too
 
         self._session: SparkSession | None = None
         self._error: BaseException | None = None
@@ -280,10 +282,13 @@ class Starting:
             target=self._start, args=(where, confs, verbose), name="dqx-gx-spark-start", daemon=True
         )
         self._thread.start()
-        # PySpark's first call into the JVM imports pyspark.testing.utils (its numpy converter asks it whether
-        # numpy is installed), and with it pandas, pyarrow and protobuf: most of a second, taken here while
-        # the JVM boots instead of on the session's path once it has.
-        import pyspark.testing.utils  # noqa: F401
+        # PySpark's first call into the JVM imports pyspark.testing.utils on 4.x (its numpy converter asks it
+        # whether numpy is installed), and with it pandas, pyarrow and protobuf: most of a second, taken here
+        # while the JVM boots instead of on the session's path once it has.
+        from dqx_gx.spark_versions import FIRST_CALL_IMPORTS
+
+        for module in FIRST_CALL_IMPORTS:
+            importlib.import_module(module)
 
     def _start(self, where: Target, confs: Mapping[str, str], verbose: int) -> None:
         try:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-from pyspark.logger import PySparkLogger
 from pyspark.sql import SparkSession
 
 from dqx_gx import Contract, ContractWarning, RuleResult
 from dqx_gx.rules.details import Detail
 from dqx_gx.session import QUERY_CONTEXT_LOGGERS
+from dqx_gx.spark_versions import Feature, pyspark_logger
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -39,6 +39,12 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
+def needs(feature: Feature) -> pytest.MarkDecorator:
+    """Skip a test of ``feature`` where this PySpark lacks it (the reason names the version it needs); the
+    path's own answer there is pinned by tests/test_spark_versions.py."""
+    return pytest.mark.skipif(not feature.available, reason=feature.missing() or "")
+
+
 def shown(result: RuleResult, title: str) -> Detail | None:
     """The detail of ``result`` with this title (``failed rows``, ``missing partitions``), if it has one."""
     return next((detail for detail in result.details if detail.title == title), None)
@@ -50,7 +56,7 @@ def pyspark_loggers_made_first() -> None:
     command's ``Starting``): made first, that is the session's capture, not the stream of a test capturing its
     own output, which is closed once that test ends."""
     for name in QUERY_CONTEXT_LOGGERS:
-        PySparkLogger.getLogger(name)
+        pyspark_logger(name)
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,6 @@ import threading
 import traceback
 from pathlib import Path
 
-import pyspark.errors.utils as pyspark_errors
-import pyspark.sql.functions.builtin as pyspark_functions
 import pytest
 from pyspark.errors import ArithmeticException
 from pyspark.sql import Column, DataFrame, Row, SparkSession
@@ -24,6 +22,10 @@ from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import gated
 from dqx_gx.rows.outputs import write_split
 from dqx_gx.spark.own_expressions import own_expressions
+from dqx_gx.spark_versions import CALL_SITE_SWITCH as pyspark_errors
+from dqx_gx.spark_versions import CALL_SITES
+from dqx_gx.spark_versions import FUNCTIONS as pyspark_functions
+from tests.conftest import needs
 from tests.documents import one_table
 from tests.gateway import commands_sent
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
@@ -61,6 +63,7 @@ def division_error(spark: SparkSession, quotient: Column) -> str:
     return str(raised.value)
 
 
+@needs(CALL_SITES)
 def test_an_expression_built_inside_names_no_line_of_its_builder(spark: SparkSession, recording: None) -> None:
     here = f"{Path(__file__).name}:"
     outside = F.col("id") / F.lit(0)
@@ -70,6 +73,7 @@ def test_an_expression_built_inside_names_no_line_of_its_builder(spark: SparkSes
     assert here not in division_error(spark, inside)
 
 
+@needs(CALL_SITES)
 def test_the_switch_is_put_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
     for before in (None, True):
         monkeypatch.setattr(pyspark_errors, SWITCH, before)
@@ -108,6 +112,7 @@ def test_inside_each_spark_function_is_looked_up_once(spark: SparkSession, monke
     assert spark.range(1).select(kept.alias("v")).first() == Row(v="A")  # a kept function still calls Spark's
 
 
+@needs(CALL_SITES)
 def test_uses_on_two_threads_that_overlap_share_the_switch(recording: None) -> None:
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     waited: list[bool] = []
@@ -136,11 +141,13 @@ def test_uses_on_two_threads_that_overlap_share_the_switch(recording: None) -> N
     assert getattr(pyspark_errors, SWITCH) is True
 
 
+@needs(CALL_SITES)
 def test_kept_expressions_are_built_with_the_recording_off(recording: None) -> None:
     assert BuiltColumns().get("key", pyspark_errors.is_debugging_enabled) is False
     assert pyspark_errors.is_debugging_enabled() is True
 
 
+@needs(CALL_SITES)
 def test_no_call_site_is_recorded_from_dqx_gx_in_a_first_run_the_gate_or_a_draft(
     spark: SparkSession, recorded_from: list[str]
 ) -> None:
@@ -155,6 +162,7 @@ def test_no_call_site_is_recorded_from_dqx_gx_in_a_first_run_the_gate_or_a_draft
     assert [caller for caller in recorded_from if "/dqx_gx/" in caller] == []
 
 
+@needs(CALL_SITES)
 def test_no_call_site_is_recorded_from_dqx_gx_for_a_csv_batch_gated_and_written(
     spark: SparkSession, recorded_from: list[str], tmp_path: Path
 ) -> None:
@@ -174,6 +182,7 @@ def test_no_call_site_is_recorded_from_dqx_gx_for_a_csv_batch_gated_and_written(
     assert [caller for caller in recorded_from if "/dqx_gx/" in caller] == []
 
 
+@needs(CALL_SITES)
 def test_no_call_site_is_recorded_from_gx_metric_partials_for_its_own_rules(
     spark: SparkSession, recorded_from: list[str]
 ) -> None:

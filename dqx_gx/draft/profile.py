@@ -44,7 +44,6 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
-    TimeType,
     VarcharType,
 )
 
@@ -53,6 +52,7 @@ from dqx_gx.rules import rule as rules
 from dqx_gx.spark.columns import spark_column, type_text
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.types import type_mismatch
+from dqx_gx.spark_versions import TIME_TYPES
 
 SEED = 20261125
 """The sample's seed: the same data and fraction draw the same rows, so a draft can be repeated."""
@@ -65,7 +65,7 @@ UNIQUE_ESTIMATE = 0.8
 _TEXT = (StringType, CharType, VarcharType)
 _FLOATING = (FloatType, DoubleType)
 _TIMESTAMPS = (TimestampType, TimestampNTZType)
-_ORDERED = (IntegralType, DecimalType, *_FLOATING, DateType, *_TIMESTAMPS, TimeType)
+_ORDERED = (IntegralType, DecimalType, *_FLOATING, DateType, *_TIMESTAMPS, *TIME_TYPES)
 _KEYS = (IntegralType, DecimalType, *_FLOATING, *_TEXT, DateType, *_TIMESTAMPS)
 """Types whose uniqueness a draft checks: the ones a duplicate count compares by value."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -28,6 +28,7 @@ from dqx_gx.sources.locate import (
 )
 from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
+from dqx_gx.spark_versions import error_condition
 
 UNTYPED = ("csv", "json")
 _CONDITION = re.compile(r"\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\]")
@@ -253,7 +254,7 @@ def _reader(spark: SparkSession, files: Files, merge_schema: bool | None, infer_
 def _condition(exc: BaseException) -> str:
     """Spark's error condition (``DATA_SOURCE_NOT_FOUND``); py4j errors Spark did not convert carry it in the text."""
     if isinstance(exc, PySparkException):
-        return exc.getCondition() or ""
+        return error_condition(exc)
     found = _CONDITION.search(str(exc))
     return found.group(1) if found else ""
 

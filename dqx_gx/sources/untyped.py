@@ -1,8 +1,8 @@
 """Untyped sources (SPEC §6): CSV and JSON store no types, so declared columns are cast from text.
 
-Each declared column of a primitive type is cast (``try_cast``) to that type; every other rule
-sees the cast values. The text each cast column was read as is kept in the hidden struct column
-``_dqx_uncast`` (one string field per cast column; ``dqx_gx.spark.uncast`` reads it): a value whose
+Each declared column of a primitive type is cast (SQL's ``TRY_CAST``: PySpark 3.5 has no ``Column.try_cast``)
+to that type; every other rule sees the cast values. The text each cast column was read as is kept in the
+hidden struct column ``_dqx_uncast`` (one string field per cast column; ``dqx_gx.spark.uncast`` reads it): a value whose
 text is there but whose cast is NULL did not cast.
 """
 
@@ -14,6 +14,7 @@ from pyspark.sql.types import AtomicType
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.rules.rule import DataType, TypeRule
+from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.types import type_mismatch
@@ -42,7 +43,7 @@ def cast_declared(frame: DataFrame, contract: Contract) -> DataFrame:
         if type_mismatch(rule.data_type, found.dataType, rule.column) is None:
             continue
         raw = spark_column(found)
-        casts[found.name] = raw.try_cast(target).alias(found.name)
+        casts[found.name] = S.col(found).try_cast(target).column().alias(found.name)
         texts.append(raw.cast("string").alias(found.name))
     kept = [casts.get(f.name, spark_column(f)) for f in frame.schema.fields]
     return frame.select(*kept, F.struct(*texts).alias(UNCAST))

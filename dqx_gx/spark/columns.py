@@ -31,12 +31,12 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
-    TimeType,
     VarcharType,
 )
 
 from dqx_gx.kinds import Kind, Metric, TypeFamily
 from dqx_gx.rules.sql_guard import quote_identifier
+from dqx_gx.spark_versions import TIME_TYPES
 
 _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily], ...] = (
     ((StringType, CharType, VarcharType), TypeFamily.TEXT),
@@ -45,7 +45,7 @@ _FAMILIES: tuple[tuple[type[DataType] | tuple[type[DataType], ...], TypeFamily],
     (BooleanType, TypeFamily.BOOLEAN),
     (DateType, TypeFamily.DATE),
     ((TimestampType, TimestampNTZType), TypeFamily.TIMESTAMP),
-    (TimeType, TypeFamily.TIME),
+    (TIME_TYPES, TypeFamily.TIME),
     (BinaryType, TypeFamily.BINARY),
     (ArrayType, TypeFamily.ARRAY),
     (MapType, TypeFamily.MAP),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import reduce
+from functools import partial, reduce
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql.types import StructField
@@ -22,6 +22,7 @@ from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import NESTED_PATH
 from dqx_gx.spark.expressions import num_rows
 from dqx_gx.spark.text import Sql
+from dqx_gx.spark_versions import GROUPING_SETS
 
 Key = tuple[StructField, ...]
 """A rule's key columns, as found in the batch."""
@@ -55,6 +56,8 @@ class KeyQuery:
     """Every key column under its own name."""
     grouping_sets: tuple[tuple[Column, ...], ...]
     """The grouping sets: each set of key columns once."""
+    set_ids: tuple[int, ...]
+    """Each grouping set's id, as ``grouping_id`` gives it."""
     per_group: tuple[Column, Column]
     """Per group its rows and the id of its set (``grouping_id``: a bit per key column, set where the set
     leaves it out; 0 for a single set)."""
@@ -112,6 +115,7 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
         selected=tuple(S.col(address[column]).column().alias(name[column]) for column in columns),
         grouped_by=tuple(by_name.values()),
         grouping_sets=tuple(tuple(by_name[column] for column in key_set) for key_set in sets),
+        set_ids=tuple(sum(bit[c] for c in columns if c not in key_set) for key_set in sets),
         # one set: a plain grouping (no row expanded, no column limit), no column left out
         per_group=(
             num_rows().column().alias("_dqx_rows"),
@@ -142,10 +146,19 @@ def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
     # every column is the query's own, built once (no name to resolve, no call site recorded here)
     selected = df.select(*query.selected)
     if len(query.grouping_sets) == 1:
-        groups = selected.groupBy(*query.grouped_by)
-    else:
-        groups = selected.groupingSets(query.grouping_sets, *query.grouped_by)
-    per_set = groups.agg(*query.per_group).groupBy(query.set_id).agg(*query.per_set)
+        per_group = selected.groupBy(*query.grouped_by).agg(*query.per_group)
+    elif GROUPING_SETS.available:
+        per_group = selected.groupingSets(query.grouping_sets, *query.grouped_by).agg(*query.per_group)
+    else:  # PySpark 3.5: each set grouped alone (the batch read once per set), the columns it leaves out NULL
+        rows, _ = query.per_group
+        per_group = reduce(
+            partial(DataFrame.unionByName, allowMissingColumns=True),
+            [
+                selected.groupBy(*key_set).agg(rows, S.lit(set_id).column().alias("_dqx_set"))
+                for key_set, set_id in zip(query.grouping_sets, query.set_ids, strict=True)
+            ],
+        )
+    per_set = per_group.groupBy(query.set_id).agg(*query.per_set)
     found = {row[0]: [int(value or 0) for value in row[1:]] for row in per_set.collect()}
     none = [0] * len(query.per_set)  # a set without groups: an empty batch
     return [_of_key(found.get(set_id, none), one_column) for set_id, one_column in query.of_keys]

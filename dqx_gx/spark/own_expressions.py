@@ -14,7 +14,8 @@ for the class holding Spark's functions and then for the function: two round tri
 calls it. The answer never changes while the gateway lives, so inside, each function is looked up once
 per gateway and kept (a Spark Connect session builds its expressions without the gateway: nothing changes).
 
-Both switches are PySpark's private, process-wide names (``tests/test_own_expressions.py`` pins them).
+Both switches are PySpark's private, process-wide names (``tests/test_own_expressions.py`` pins them), found
+in the module of this PySpark (:mod:`dqx_gx.spark_versions`; PySpark 3.5 records no call sites).
 They are on while dqx-gx builds expressions, milliseconds at a time; an expression another thread builds
 meanwhile (the caller's, or one GX builds for a query dqx-gx runs beside it) records no line either, and
 finds its functions among the kept ones, which are the ones it would have looked up.
@@ -27,8 +28,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import pyspark.errors.utils as _pyspark_errors
-import pyspark.sql.functions.builtin as _pyspark_functions
+from dqx_gx.spark_versions import CALL_SITE_SWITCH as _pyspark_errors
+from dqx_gx.spark_versions import FUNCTIONS as _pyspark_functions
 
 _SWITCH = "_enable_debugging_cache"
 """PySpark's cache of ``spark.python.sql.dataFrameDebugging.enabled`` (None until a session first reads it)."""
@@ -61,7 +62,8 @@ class _Switch:
         with self._lock:
             if self._inside == 0:
                 self._before = (getattr(_pyspark_errors, _SWITCH, None), getattr(_pyspark_functions, _LOOKUP))
-                setattr(_pyspark_errors, _SWITCH, False)
+                if _pyspark_errors is not None:
+                    setattr(_pyspark_errors, _SWITCH, False)
                 setattr(_pyspark_functions, _LOOKUP, _kept_lookup)
             self._inside += 1
 
@@ -70,7 +72,8 @@ class _Switch:
             self._inside -= 1
             if self._inside == 0:
                 recording, lookup = self._before
-                setattr(_pyspark_errors, _SWITCH, recording)
+                if _pyspark_errors is not None:
+                    setattr(_pyspark_errors, _SWITCH, recording)
                 setattr(_pyspark_functions, _LOOKUP, lookup)
 
 

@@ -22,6 +22,7 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Metric
 from dqx_gx.kinds.kind import TypeFamily
 from dqx_gx.spark.columns import Columns, family, spark_column, type_text
+from dqx_gx.spark_versions import FOREIGN_KEYS
 
 References = Mapping[str, DataFrame]
 """Referenced datasets by the name the contract's foreign keys give them (``to: customers.id`` → ``customers``)."""
@@ -60,7 +61,10 @@ def reference_keys(
     metric: Metric, fields: tuple[StructField, ...], reference: DataFrame
 ) -> tuple[StructField, ...] | str:
     """The referenced dataset's key columns paired with the batch's key ``fields``, or why they cannot be
-    compared: a key column it lacks, or types Spark would not compare exactly (or would fail on, under ANSI)."""
+    compared: a key column it lacks, or types Spark would not compare exactly (or would fail on, under ANSI),
+    or a PySpark that cannot look keys up (:func:`with_found_keys`)."""
+    if lacking := FOREIGN_KEYS.missing():
+        return lacking
     found = Columns.of(reference)
     keys: list[StructField] = []
     for name, field in zip(metric.reference_columns, fields, strict=True):

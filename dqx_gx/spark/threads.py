@@ -15,6 +15,8 @@ from typing import TypeVar
 from pyspark import SparkContext
 from pyspark.sql import DataFrame
 
+from dqx_gx.spark_versions import CLASSIC_SESSION_TAGS
+
 T = TypeVar("T")
 
 _KEPT = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dqx-gx-kept")
@@ -48,18 +50,21 @@ def as_caller(df: DataFrame, work: Callable[[], T]) -> Callable[[], T]:
     tags of the caller (``addTag``) and, on a classic session, its Spark job properties (job group, scheduler
     pool, description), so that a caller that cancels its tag or group, or runs in a pool, has the query with
     it (what PySpark's ``inheritable_thread_target`` carries; the thread's own tags are cleared first, as it
-    is kept from run to run). Unchanged on a classic session whose threads PySpark does not pin to the JVM's:
-    there no thread has properties of its own."""
+    is kept from run to run; a classic PySpark 3.5 session has no tags, its job tags are job properties).
+    Unchanged on a classic session whose threads PySpark does not pin to the JVM's: there no thread has
+    properties of its own."""
     session = df.sparkSession
     jsc = getattr(session, "_jsc", None)  # a classic session's; Spark Connect keeps tags per Python thread
     if jsc is not None and not _pinned():
         return work
-    tags = session.getTags()
+    with_tags = jsc is None or CLASSIC_SESSION_TAGS.available
+    tags = session.getTags() if with_tags else set()
     context = None if jsc is None else jsc.sc()
     properties = None if context is None else context.getLocalProperties().clone()
 
     def carried() -> T:
-        session.clearTags()
+        if with_tags:
+            session.clearTags()
         for tag in tags:
             session.addTag(tag)
         if context is not None:

@@ -22,12 +22,12 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
-    TimeType,
     VarcharType,
 )
 
 from dqx_gx.rules import rule as rules
 from dqx_gx.spark.columns import Columns, type_text
+from dqx_gx.spark_versions import TIME, TIME_TYPES
 
 _STRING_TYPES = (StringType, CharType, VarcharType)
 
@@ -51,6 +51,8 @@ def type_mismatch(declared: rules.DataType, actual: DataType, where: str) -> str
     """Why ``actual`` does not satisfy the declared type, or None; recurses into arrays, structs and maps."""
     lt = declared.logical_type
     if not _top_level_matches(declared, actual):
+        if lt == "time" and (lacking := TIME.missing()):
+            return f"{where} type mismatch: expected logicalType 'time', got {type_text(actual)}: {lacking}"
         return f"{where} type mismatch: expected logicalType {lt!r} ({_accepted(declared)}), got {type_text(actual)}"
     if lt in ("array", "vector") and isinstance(actual, ArrayType) and declared.items is not None:
         return type_mismatch(declared.items, actual.elementType, f"{where} items")
@@ -98,7 +100,7 @@ def _top_level_matches(declared: rules.DataType, actual: DataType) -> bool:
                 return isinstance(actual, TimestampNTZType)
             return isinstance(actual, TimestampType | TimestampNTZType)
         case "time":
-            return isinstance(actual, TimeType)
+            return isinstance(actual, TIME_TYPES)
         case "array":
             return isinstance(actual, ArrayType)
         case "vector":
