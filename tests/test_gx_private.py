@@ -74,6 +74,8 @@ from tests.conftest import ROOT, needs
 from tests.documents import one_table
 from tests.spark_plans import executed_plans
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 MOMENT = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
 """When the orders example's good batch passes its freshness rule."""
 

@@ -30,6 +30,8 @@ from tests.documents import one_table
 from tests.gateway import commands_sent
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 SWITCH = "_enable_debugging_cache"
 LOOKUP = "_get_jvm_function"
 PYSPARKS_LOOKUP = getattr(pyspark_functions, LOOKUP)

@@ -4,9 +4,13 @@ answers: one line naming the version it needs, the rest of the run unchanged."""
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import inspect
+from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pyspark
 import pyspark.errors.utils
 import pytest
@@ -15,8 +19,9 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from dqx_gx import run_contract
+from dqx_gx import read_data, run_contract
 from dqx_gx.rules.rule import DataType
+from dqx_gx.sources.choices import SourceError
 from dqx_gx.spark.types import type_mismatch
 from dqx_gx.spark_versions import (
     CALL_SITE_SWITCH,
@@ -119,3 +124,18 @@ def test_a_foreign_key_counts_or_fails_with_the_version_it_needs(spark: SparkSes
         assert (key.assertion.status, key.observed) == ("FAILED", 1)
     else:
         assert (key.assertion.status, key.observed, key.reason) == ("FAILED", None, FOREIGN_KEYS.missing())
+
+
+def test_a_parquet_time_column_is_read_or_refused_naming_the_version(spark: SparkSession, tmp_path: Path) -> None:
+    path = tmp_path / "times.parquet"
+    pq.write_table(pa.table({"at": pa.array([dt.time(10, 30)], pa.time64("us"))}), path)
+    if TIME.available:  # read with Spark's TIME type on (the command turns it on; tests/sources covers the rest)
+        spark.conf.set("spark.sql.timeType.enabled", "true")
+        try:
+            assert isinstance(read_data(spark, path=str(path)).schema["at"].dataType, T.TimeType)
+        finally:
+            spark.conf.unset("spark.sql.timeType.enabled")
+    else:
+        with pytest.raises(SourceError) as refused:
+            read_data(spark, path=str(path))
+        assert str(refused.value).endswith(f"column(s) 'at' of Parquet type TIME(MICROS): {TIME.missing()}")

@@ -16,6 +16,8 @@ from dqx_gx.rules.threshold import Operator
 from tests.conftest import EXAMPLES, dedent
 from tests.documents import odcs_document
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 ORDERS = EXAMPLES / "orders" / "orders.odcs.yaml"
 
 

@@ -22,6 +22,8 @@ from tests.conftest import ROOT, needs
 from tests.documents import one_table
 from tests.rows.test_samples import jobs
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 ROWS = [
     (1, "a", 10),
     (1, "a", 10),

@@ -18,6 +18,8 @@ from dqx_gx.spark.marks import is_row_level
 from dqx_gx.spark_versions import FOREIGN_KEYS
 from tests.documents import one_table
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 WEIRD = "we`ird name.x"
 QUOTED = "`" + WEIRD.replace("`", "``") + "`"
 DDL = (

@@ -16,6 +16,8 @@ from dqx_gx import Contract, run_contract
 from tests.documents import one_table
 from tests.expectations.test_orders_contract import NOW
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 ROWS = [(1, "a"), (2, None), (3, "c")]
 
 

@@ -45,6 +45,7 @@ def test_regenerating_the_project_changes_nothing(tmp_path: Path, capsys: pytest
     assert "Contract: orders_contract: suite 'orders_contract.orders_tbl' (20 expectations)" in capsys.readouterr().out
 
 
+@pytest.mark.compat
 def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) -> None:
     assert main(["translate", str(EXAMPLES / "sla" / "hourly_events.dqx.yaml"), "--gx-dir", str(tmp_path / "new")]) == 0
     assert tree(tmp_path / "new" / "gx") == [
@@ -64,6 +65,7 @@ def test_translating_into_a_new_directory_creates_the_project(tmp_path: Path) ->
     ]
 
 
+@pytest.mark.compat
 def test_translating_again_touches_no_file_and_every_file_has_the_umask_mode(tmp_path: Path) -> None:
     contracts = [str(ROOT / c) for c in CONTRACTS]
     previous = os.umask(0o027)  # not the usual 0o022, so a mode from mkstemp (0o600) or a default cannot pass
@@ -82,6 +84,7 @@ def test_translating_again_touches_no_file_and_every_file_has_the_umask_mode(tmp
     assert {path: mode for path, mode in modes.items() if mode != oct(0o640)} == {}
 
 
+@pytest.mark.compat
 def test_plain_gx_runs_the_project_and_builds_data_docs_naming_every_rule(
     spark: SparkSession, tmp_path: Path, orders: Contract
 ) -> None:

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from pyspark.logger import PySparkLogger
 from pyspark.sql import SparkSession
 
 from dqx_gx.cli import main
 from dqx_gx.session import QUERY_CONTEXT_LOGGERS, quiet_query_contexts
-from tests.conftest import EXAMPLES
+from dqx_gx.spark_versions import QUERY_CONTEXT_LOGS
+from tests.conftest import EXAMPLES, needs
 from tests.expectations.test_schema_rules import REGEX_ON_AN_ARRAY
 
 NOW = "2026-11-22T12:00:00Z"
@@ -76,8 +76,11 @@ def test_a_rule_spark_refuses_is_one_line_of_its_result_and_nothing_on_stderr(
     assert done.stdout.splitlines()[-1] == "Contract: t on t: 1 passed, 1 failed, 0 skipped → passed_with_warnings"
 
 
+@needs(QUERY_CONTEXT_LOGS)
 def test_the_query_context_loggers_are_pysparks_own_and_show_with_v() -> None:
     """A plain logger of that name would break PySpark's call (it passes keywords only its class takes)."""
+    from pyspark.logger import PySparkLogger  # noqa: PLC0415  PySpark 4.0 and later
+
     before = [PySparkLogger.getLogger(name).level for name in QUERY_CONTEXT_LOGGERS]
     try:
         for verbose, level in ((0, logging.CRITICAL), (1, logging.ERROR)):

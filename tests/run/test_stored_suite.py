@@ -21,6 +21,8 @@ from dqx_gx.run.artifacts import STORE
 from tests.conftest import ROOT
 from tests.expectations.test_orders_contract import NOW, SCHEMA, good_rows, set_column
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 SUITE = "orders_contract.orders_tbl"
 
 

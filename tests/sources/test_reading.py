@@ -13,6 +13,8 @@ from dqx_gx.rows import split_rows
 from dqx_gx.sources.choices import SourceError
 from tests.conftest import dedent, shown
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
+
 NOW = "2026-11-22T12:00:00Z"
 
 
