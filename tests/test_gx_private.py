@@ -40,6 +40,7 @@ from great_expectations.expectations.metrics.metric_provider import MetricProvid
 from great_expectations.expectations.registry import get_metric_provider, get_renderer_impl
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
+from packaging.version import Version
 
 from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
@@ -64,6 +65,7 @@ from dqx_gx.gx_private import (
     registered_expectation_types,
     resolve_metric_bundles,
     run_actions,
+    suite_owner,
 )
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
@@ -698,3 +700,16 @@ def test_a_held_run_stores_nothing_and_waits_for_run_actions_and_outside_runs_as
     with just_installed(checkpoint), measured_at(MOMENT):
         checkpoint.run(batch_parameters={"dataframe": frame})
     assert (built(), len(context.validation_results_store.list_keys())) == (2, 2)
+
+
+def test_a_suite_resolves_through_its_owner_or_before_gx_1_18_the_current_context() -> None:
+    """GX 1.18 gave suites an owner (``suite._owner``, the context that made or stored them); before, every suite
+    used the current context. ``suite_owner`` answers either way, so a run in a context only dqx-gx holds stores
+    no suite on any GX of the range."""
+    ours = ephemeral_context(keep_results=False)
+    suite = ours.suites.add(gx.ExpectationSuite(name="owned"))
+    assert hasattr(suite, "_owner") == (Version(gx.__version__) >= Version("1.18"))
+    assert suite_owner(suite) is ours and is_thrown_away(suite_owner(suite))
+    later = ephemeral_context()  # now the current context
+    assert suite_owner(suite) is (ours if hasattr(suite, "_owner") else later)
+    assert suite_owner(later.suites.add(gx.ExpectationSuite(name="theirs"))) is later
