@@ -165,7 +165,8 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
             ) from exc
         if condition.startswith("PATH_NOT_FOUND"):
             raise SourceError(f"{label}: no such file or directory") from exc
-        if condition.startswith(("PARQUET_TYPE_ILLEGAL", "UNSUPPORTED_TIME_TYPE")) and "TIME" in str(exc):
+        illegal = condition.startswith(("PARQUET_TYPE_ILLEGAL", "UNSUPPORTED_TIME_TYPE"))
+        if "TIME" in str(exc) and (illegal or "Illegal Parquet type" in str(exc)):  # PySpark 3.5 names no condition
             raise SourceError(f"{label}: {_unreadable_time(files.path, exc)}") from exc
         raise SourceError(f"{label}: cannot read it as {fmt}: {_first_line(exc)}") from exc
     if fmt == "json" and "_corrupt_record" in columns:

@@ -17,7 +17,7 @@ from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
 from dqx_gx.rules.rule import MetricRule
 from dqx_gx.spark.keys import MAX_COLUMNS, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.threads import as_caller
-from dqx_gx.spark_versions import GROUPING_SETS
+from dqx_gx.spark_versions import CLASSIC_SESSION_TAGS, GROUPING_SETS
 from tests.conftest import ROOT, needs
 from tests.documents import one_table
 from tests.rows.test_samples import jobs
@@ -241,6 +241,7 @@ def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: S
     assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 5  # the first pass, the brackets, the grouping
 
 
+@needs(CLASSIC_SESSION_TAGS)
 def test_as_caller_carries_the_calling_threads_job_properties_and_tags(spark: SparkSession) -> None:
     sc = spark.sparkContext
     frame = spark.range(1)

@@ -125,7 +125,6 @@ def _remote_outcome(spark: SparkSession, out: Path, *where: str, env: dict[str, 
     return _outcome(spark, done.returncode, out)
 
 
-@pytest.mark.compat
 def test_validate_data_docs_and_split_over_spark_connect_match_local(
     spark: SparkSession, spark_servers: SparkServers, local: Outcome, tmp_path: Path
 ) -> None:
@@ -164,7 +163,6 @@ def test_validate_and_split_on_a_standalone_cluster_match_local(
     assert remote.quarantine == local.quarantine
 
 
-@pytest.mark.compat
 def test_the_python_api_over_spark_connect_matches_local(spark: SparkSession, spark_servers: SparkServers) -> None:
     here = api_run.answers(spark, ORDERS, BAD, NOW)
     done = _subprocess("-m", "tests.remote.api_run", spark_servers.connect_url, ORDERS, BAD, NOW)
