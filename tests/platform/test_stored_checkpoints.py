@@ -20,8 +20,6 @@ from dqx_gx.cli import main
 from dqx_gx.rules.timestamps import from_local_wall_clock
 from tests.conftest import EXAMPLES, ROOT, dedent
 
-pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
-
 ORDERS = EXAMPLES / "orders" / "orders.odcs.yaml"
 BATCHES = {"good": EXAMPLES / "orders" / "data" / "good.parquet", "bad": EXAMPLES / "orders" / "data" / "bad.parquet"}
 ZONES = ["Pacific/Kiritimati", "America/Adak"]  # UTC+14; UTC-10 (-9 in summer, so it has a repeated hour)
