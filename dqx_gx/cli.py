@@ -21,7 +21,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from dqx_gx.notify import NOTIFY_ON, Target, parse_target
+from dqx_gx.notify import DATAHUB_OPTIONS, NOTIFY_ON, Target, parse_target, require_plugins
 from dqx_gx.rows.choices import WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.rules.timestamps import run_moment
@@ -109,6 +109,7 @@ def _validate(args: argparse.Namespace) -> int:
         raise InputError(f"--samples {args.samples}: give a number of rows, 0 or more")
     _check_output_file(args.output_file)
     _check_gx_dir(args.gx_dir)
+    _check_notify(args.notify)
     clock = Stopwatch()
     where = target(args.master, args.remote)
     from dqx_gx.contract import load_contracts
@@ -217,6 +218,10 @@ def _translate(args: argparse.Namespace) -> int:
     from dqx_gx.run.artifacts import install
 
     context = _file_context(args.gx_dir)
+    try:
+        require_plugins(args.notify or [])
+    except ValueError as missing:  # stored all the same: the workers that run the checkpoint may have it
+        print(f"warning: {missing}; the workers that run the checkpoint need it", file=sys.stderr)
     for source in args.contracts:
         with _reported_warnings(args.verbose):
             document = read_document(source)
@@ -230,7 +235,13 @@ def _translate(args: argparse.Namespace) -> int:
                 )
                 build.suite.meta["dqx"]["coverage"] = covered.compact()  # what the data docs show beside the suite
                 artifacts = install(
-                    context, contract, build, data_docs=True, notify=args.notify or [], notify_on=args.notify_on
+                    context,
+                    contract,
+                    build,
+                    data_docs=True,
+                    notify=args.notify or [],
+                    notify_on=args.notify_on,
+                    rewrite_own_actions=True,  # the project's checkpoints as this command line says
                 )
                 print(
                     f"{contract.check_name}: suite {artifacts.suite.name!r} "
@@ -301,7 +312,7 @@ def _choose(contracts: list[Contract], schema: str | None) -> Contract:
 def _reported_warnings(verbose: int, *, into: list[str] | None = None) -> Iterator[None]:
     """Print ContractWarnings as one ``warning:`` line each, or add them to ``into`` (to be summed up in
     one line); other libraries' warnings only with -v."""
-    from dqx_gx.errors import ContractWarning
+    from dqx_gx.errors import ContractWarning, NotDelivered
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -315,7 +326,7 @@ def _reported_warnings(verbose: int, *, into: list[str] | None = None) -> Iterat
                     continue
                 seen.add(text)
                 if issubclass(warning.category, ContractWarning):
-                    if into is None:
+                    if into is None or issubclass(warning.category, NotDelivered):  # said at once, even without -v
                         print(f"warning: {text}", file=sys.stderr)
                     else:
                         into.append(text)
@@ -389,6 +400,14 @@ def _check_references(contracts: list[Contract], given: dict[str, str]) -> None:
             raise InputError(
                 f"--reference {name}: no foreign key of the contract refers to {name!r} (they refer to: {known})"
             )
+
+
+def _check_notify(targets: list[Target] | None) -> None:
+    """Refuse before the run a target whose sender is not installed (DataHub's plugin)."""
+    try:
+        require_plugins(targets or [])
+    except ValueError as missing:
+        raise InputError(str(missing)) from None
 
 
 def _check_gx_dir(directory: str | None) -> None:
@@ -667,13 +686,16 @@ def _notify(command: argparse.ArgumentParser) -> None:
         type=_notify_target,
         metavar="KIND:TARGET",
         help="send one alert per run through GX's actions: slack:URL, teams:URL, webhook:URL or email:ADDRESS; "
-        "a target may be env:NAME, read when the checkpoint runs (repeatable)",
+        "or publish every run's results to DataHub: datahub:GMS_URL[,KEY=VALUE...] with "
+        f"{', '.join(DATAHUB_OPTIONS)} (needs dqx-gx[datahub]); a target may be env:NAME, read when the "
+        "checkpoint runs (repeatable)",
     )
     command.add_argument(
         "--notify-on",
         choices=NOTIFY_ON,
         default="rejected",
-        help="which verdicts alert: rejected (default), warnings (also passed_with_warnings), always",
+        help="which verdicts alert: rejected (default), warnings (also passed_with_warnings), always "
+        "(DataHub gets every run)",
     )
 
 

@@ -68,6 +68,12 @@ class ContractWarning(_DqxContractWarning):
     """
 
 
+class NotDelivered(ContractWarning):
+    """An alert or a run's results that did not reach their target (``alert to webhook:URL not delivered:
+    ...``). The run, its verdict and its exit code are unchanged; the command line says each one at once,
+    even without ``-v``."""
+
+
 def _adopt_dqx_bases(dqx_contract: ModuleType) -> None:
     """Make each class a subclass of its namesake in ``dqx.contract`` (Python recomputes their MROs)."""
     for ours in (ContractValidationError, SchemaValidationError, ContractWarning):
@@ -77,8 +83,9 @@ def _adopt_dqx_bases(dqx_contract: ModuleType) -> None:
 when_imported("dqx.contract", _adopt_dqx_bases)
 
 
-def warn_contract(message: str, *, stacklevel: int = 1) -> None:
-    """Issue a :class:`ContractWarning` that reaches the caller, even in a process that imported GX.
+def warn_contract(message: str, *, stacklevel: int = 1, category: type[ContractWarning] = ContractWarning) -> None:
+    """Issue a :class:`ContractWarning` (or ``category``, one of its kinds) that reaches the caller, even in a
+    process that imported GX.
 
     GX calls ``logging.captureWarnings(True)`` on import: every warning Python would print goes
     to the ``py.warnings`` logger instead, and with no logging handler configured (a plain script,
@@ -94,11 +101,11 @@ def warn_contract(message: str, *, stacklevel: int = 1) -> None:
     """
     display = warnings.showwarning
     if not (getattr(display, "__module__", None) == "logging" and _logging_drops_warnings()):
-        warnings.warn(message, ContractWarning, stacklevel=stacklevel + 1)
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
         return
     warnings.showwarning = _print_warning
     try:
-        warnings.warn(message, ContractWarning, stacklevel=stacklevel + 1)
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
     finally:
         warnings.showwarning = display
 

@@ -11,6 +11,7 @@ renderer (``expectations/base.py``), ``MetricProvider._get_evaluation_dependenci
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -22,6 +23,7 @@ from typing import Any, ClassVar
 
 import great_expectations as gx
 from great_expectations.checkpoint.checkpoint import CheckpointResult
+from great_expectations.compatibility.pydantic import PrivateAttr
 from great_expectations.core.freshness_diagnostics import (
     CheckpointFreshnessDiagnostics,
     ValidationDefinitionFreshnessDiagnostics,
@@ -156,6 +158,19 @@ def held_for_record(checkpoint: InstalledCheckpoint) -> Iterator[None]:
         _HELD.reset(token)
 
 
+def stored_record(store: Any, name: str) -> dict[str, Any] | None:
+    """The record ``store`` holds under ``name``, as its JSON: nothing in it is built, so a checkpoint whose
+    action types this process has not registered can be read (GX's ``get`` fails on them). None if absent."""
+    key = store.get_key(name=name, id=None)
+    if not store.has_key(key):
+        return None
+    value = store._store_backend.get(store.key_to_tuple(key))
+    if store.cloud_mode:
+        value = store.gx_cloud_response_json_to_object_dict(response_json=value)
+    record = value if isinstance(value, dict) else json.loads(value)
+    return record if isinstance(record, dict) else None
+
+
 def run_actions(checkpoint: gx.Checkpoint, result: CheckpointResult) -> None:
     """Run ``checkpoint``'s actions on ``result`` as its own run does: data docs first, each action's
     result handed to the next."""
@@ -207,8 +222,37 @@ class InstalledValidationDefinition(gx.ValidationDefinition):
         return _StoredByTheRunner() if id(self) in _HELD.get() and not store.cloud_mode else store
 
 
+_JSON_OPTIONS = frozenset(
+    {"include", "exclude", "by_alias", "skip_defaults", "exclude_unset", "exclude_defaults", "exclude_none"}
+    | {"encoder", "models_as_dict"}
+)
+"""What pydantic's ``json`` takes for itself; the rest of its keywords go to ``json.dumps``."""
+
+ActionsMerge = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+
 class InstalledCheckpoint(gx.Checkpoint):
-    """A checkpoint dqx-gx writes and runs at once, with :class:`InstalledValidationDefinition` s."""
+    """A checkpoint dqx-gx writes and runs at once, with :class:`InstalledValidationDefinition` s.
+
+    It runs its own actions; stored, its actions may be more (:meth:`store_actions_as`): the actions of the
+    stored checkpoint that dqx-gx did not write are kept as their JSON, never built, so a checkpoint whose
+    action classes this process has not imported is written again without losing or changing them.
+    """
+
+    _stored_actions: ActionsMerge | None = PrivateAttr(default=None)
+
+    def store_actions_as(self, merge: ActionsMerge) -> None:
+        """Store as actions ``merge`` of this checkpoint's own actions, as JSON (GX's store serialises it
+        with :meth:`json`)."""
+        self._stored_actions = merge
+
+    def json(self, **options: Any) -> str:
+        text = super().json(**options)
+        if self._stored_actions is None:
+            return text
+        record = json.loads(text)
+        record["actions"] = self._stored_actions(record.get("actions") or [])
+        return json.dumps(record, **{k: v for k, v in options.items() if k not in _JSON_OPTIONS})
 
     def is_fresh(self) -> CheckpointFreshnessDiagnostics:
         if not (self.id and (self.id in _INSTALLED.get() or any(_unstored(v) for v in self.validation_definitions))):

@@ -111,6 +111,7 @@ def _run_json(run: ContractRun) -> dict[str, Any]:
         "outcome": run.outcome,
         "critical": run.is_critical(),
         "summary": summary(run),
+        "warnings": list(run.warnings),
         "results": [_result_json(r) for r in run.rule_results],
     }
 

@@ -241,6 +241,10 @@ def configure_logging(verbose: int) -> None:
     # GX pins this one module's logger at INFO ("Created temporary directory ... for ephemeral docs site").
     logging.getLogger("great_expectations.data_context.types.base").setLevel(gx_level)
     logging.getLogger("py4j").setLevel(logging.WARNING if verbose > 1 else logging.ERROR)
+    # DataHub's GX plugin and emitter (--notify datahub:), and its HTTP retries: what was not published is
+    # said in one line (NotDelivered)
+    for name in ("datahub", "datahub_gx_plugin", "urllib3"):
+        logging.getLogger(name).setLevel(gx_level)
 
 
 QUERY_CONTEXT_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")

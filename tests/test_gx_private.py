@@ -65,6 +65,7 @@ from dqx_gx.gx_private import (
     registered_expectation_types,
     resolve_metric_bundles,
     run_actions,
+    stored_record,
     suite_owner,
 )
 from dqx_gx.kinds import MetricKind
@@ -172,6 +173,24 @@ def test_written_files_keep_the_umask_mode_and_unchanged_files_keep_their_mtime(
     assert (tmp_path / "new.json").stat().st_mtime == 1_000_000
     assert write_atomically(tmp_path / "new.json", b"{ }")
     assert (tmp_path / "new.json").read_bytes() == b"{ }"
+
+
+def test_gx_builds_every_stored_action_so_a_checkpoint_is_read_as_json_and_written_through_json(
+    tmp_path: Path,
+) -> None:
+    """GX's ``checkpoints.get`` builds each action and fails on a type this process has not registered; the
+    store's record is the JSON; GX's store writes a checkpoint as its ``json()``, where dqx-gx puts them back."""
+    context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
+    store = context.checkpoint_store
+    checkpoint = InstalledCheckpoint(name="c", validation_definitions=[], actions=[])
+    foreign = {"name": "audit", "type": "acme_never_registered", "level": 2}
+    checkpoint.store_actions_as(lambda ours: [foreign, *ours])
+    store.add(key=store.get_key(name="c", id=None), value=checkpoint)
+    with pytest.raises(Exception, match="acme_never_registered"):
+        context.checkpoints.get("c")
+    record = stored_record(store, "c")
+    assert record is not None and record["actions"] == [foreign] and record["id"] == checkpoint.id
+    assert stored_record(store, "absent") is None
 
 
 def test_the_extension_hooks_dqx_gx_overrides_keep_their_signatures() -> None:

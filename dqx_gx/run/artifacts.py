@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -20,6 +21,7 @@ from great_expectations.data_context.types.base import ProgressBarsConfig
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.exceptions import DataContextError
 
+from dqx_gx.actions import notify_actions
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.expectations.base import DqxExpectation
@@ -33,15 +35,16 @@ from dqx_gx.gx_private import (
     is_thrown_away,
     just_installed,
     registered_expectation_types,
+    stored_record,
     throw_away,
 )
 from dqx_gx.notify import NotifyOn, Target
-from dqx_gx.run.alerts import alert_actions
 
 DATASOURCE = "dqx_gx_spark"
 STORE = "dqx_gx.expectations.store"
 GX_STORES = "great_expectations.data_context.store"
 BATCH_DEFINITION = "whole_dataframe"
+DATA_DOCS_ACTION = "update_data_docs"
 Stored = TypeVar("Stored", gx.ExpectationSuite, InstalledValidationDefinition, InstalledCheckpoint)
 
 RESULT_FORMAT: Mapping[str, Any] = MappingProxyType({"result_format": "SUMMARY", "partial_unexpected_count": 0})
@@ -85,6 +88,7 @@ def install(
     data_docs: bool,
     notify: Sequence[Target] = (),
     notify_on: NotifyOn = "rejected",
+    rewrite_own_actions: bool = False,
 ) -> Artifacts:
     """Add (or update in place) everything a checkpoint run of ``contract`` needs.
 
@@ -94,10 +98,23 @@ def install(
     keep their configuration, which GX saves with the project when the datasource is added. In a
     context only dqx-gx holds (:func:`~dqx_gx.gx_private.is_thrown_away`) the suite, validation definition
     and checkpoint get the ids a store would give and are not stored, unless data docs are built from them.
+
+    A stored checkpoint keeps every action dqx-gx did not write, unchanged and in its place
+    (:func:`merged_actions`); dqx-gx's own actions (the guard, data docs, one per ``notify`` target) replace
+    the stored ones of the same name in place, new ones go last. With ``rewrite_own_actions`` (``dqx-gx
+    translate``) dqx-gx's stored actions that are not written again go; else they stay.
     """
     registers_on_open(context)
     with atomic_writes(context, sites=False):
-        return _install(context, contract, build, data_docs=data_docs, notify=notify, notify_on=notify_on)
+        return _install(
+            context,
+            contract,
+            build,
+            data_docs=data_docs,
+            notify=notify,
+            notify_on=notify_on,
+            rewrite_own_actions=rewrite_own_actions,
+        )
 
 
 def _install(
@@ -108,6 +125,7 @@ def _install(
     data_docs: bool,
     notify: Sequence[Target],
     notify_on: NotifyOn,
+    rewrite_own_actions: bool,
 ) -> Artifacts:
     batch_definition = _batch_definition(context, contract.dataset)
     keep = data_docs or not is_thrown_away(context)  # the docs are built from what the stores hold
@@ -122,15 +140,15 @@ def _install(
         )
     ]
     if data_docs:
-        actions.append(UpdateDataDocsAction(name="update_data_docs"))
-    actions += alert_actions(
-        list(notify), notify_on, contract=contract.check_name, dataset=contract.dataset, skipped=len(build.skipped)
-    )
+        actions.append(UpdateDataDocsAction(name=DATA_DOCS_ACTION))
+    actions += notify_actions(notify, notify_on, contract, build.skipped)
     checkpoint = InstalledCheckpoint(
         name=suite.name, validation_definitions=[validation], actions=actions, result_format=dict(RESULT_FORMAT)
     )
     with just_installed(validation):  # writing the checkpoint asks its validation definition
-        return Artifacts(suite, _kept(keep, context.checkpoints, context.checkpoint_store, checkpoint), keep)
+        if not keep:
+            return Artifacts(suite, _with_new_ids(checkpoint), keep)
+        return Artifacts(suite, _store_checkpoint(context, checkpoint, rewrite_own_actions), keep)
 
 
 def registers_on_open(context: AbstractDataContext) -> None:
@@ -184,6 +202,46 @@ def _store_suite(context: AbstractDataContext, suite: gx.ExpectationSuite) -> gx
         expectation.id = known.get(rule_id(expectation.meta))
     _overwrite(context.expectations_store, suite, stored.id)
     return context.suites.get(suite.name)  # as stored, with the ids the store gave new expectations
+
+
+def _store_checkpoint(
+    context: AbstractDataContext, checkpoint: InstalledCheckpoint, rewrite_own_actions: bool
+) -> InstalledCheckpoint:
+    """Add the checkpoint, or overwrite the stored one of the same name in place, keeping its id and, read as
+    JSON (:func:`~dqx_gx.gx_private.stored_record`), the actions dqx-gx did not write."""
+    store = context.checkpoint_store
+    record = stored_record(store, checkpoint.name)
+    if record is None:
+        store.add(key=store.get_key(name=checkpoint.name, id=None), value=checkpoint)
+        return checkpoint
+    stored = record.get("actions") or []
+    checkpoint.store_actions_as(partial(merged_actions, stored, rewrite_own_actions=rewrite_own_actions))
+    return _overwrite(store, checkpoint, record.get("id"))
+
+
+def written_by_dqx_gx(action: Mapping[str, Any]) -> bool:
+    """Whether a stored checkpoint action is one dqx-gx writes: a ``dqx_gx_*`` type, or GX's data docs action
+    under the name dqx-gx gives it."""
+    kind, name = action.get("type"), action.get("name")
+    return str(kind).startswith("dqx_gx_") or (kind == name == DATA_DOCS_ACTION)
+
+
+def merged_actions(
+    stored: list[dict[str, Any]], ours: list[dict[str, Any]], *, rewrite_own_actions: bool
+) -> list[dict[str, Any]]:
+    """A checkpoint's actions once dqx-gx has written ``ours`` over ``stored``: each stored action dqx-gx did not
+    write, as it was and where it was; each of ours in the place of the stored one of the same name, the new ones
+    last; dqx-gx's stored actions not among ours stay, unless ``rewrite_own_actions``."""
+    new = {action["name"]: action for action in ours}
+    merged: list[dict[str, Any]] = []
+    for action in stored:
+        if not written_by_dqx_gx(action):
+            merged.append(action)
+        elif action.get("name") in new:
+            merged.append(new.pop(action["name"]))
+        elif not rewrite_own_actions:
+            merged.append(action)
+    return merged + list(new.values())
 
 
 def _kept(keep: bool, factory: Any, store: Any, item: Stored) -> Stored:

@@ -10,8 +10,8 @@ from typing import Any
 from dqx.common import AssertionResult, AssertionStatus, EvaluationFailure, ResultKey
 from returns.result import Failure, Result, Success
 
+from dqx_gx.actions.outcomes import rule_status
 from dqx_gx.contract.model import Contract
-from dqx_gx.errors import first_line
 from dqx_gx.expectations.suite import rule_id
 from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
@@ -100,15 +100,10 @@ def _evaluate(
 ) -> tuple[AssertionStatus, Result[float, list[EvaluationFailure]], Any, str | None]:
     result = evr.result or {}
     observed = result.get("observed_value")
-    raised = _exception_message(evr.exception_info)
-    if raised is not None:
-        reason = f"GX could not evaluate the rule: {raised}"
-        return "FAILED", _failure(reason, expression), observed, reason
+    status, reason = rule_status(evr)
+    if reason is not None:
+        return status, _failure(reason, expression), observed, reason
     details = result.get("details") or {}
-    failure = details.get("failure")
-    if failure:
-        return "FAILED", _failure(failure, expression), observed, failure
-    status: AssertionStatus = "PASSED" if evr.success else "FAILED"
     if details.get("redacted"):  # a value of a sensitive column: judged, never shown (SPEC §5)
         return status, Success(math.nan), observed, None
     if isinstance(rule, TypeRule):
@@ -128,18 +123,6 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
-
-
-def _exception_message(info: Any) -> str | None:
-    """The first raised exception's message in one line (:func:`~dqx_gx.errors.first_line`: without the query
-    plan of Spark's analysis errors); GX nests them per metric or keeps one flat dict."""
-    if not isinstance(info, Mapping):
-        return None
-    nested = (value for value in info.values() if isinstance(value, Mapping) and value.get("raised_exception"))
-    raised = info if info.get("raised_exception") else next(nested, None)
-    if raised is None:
-        return None
-    return first_line(str(raised.get("exception_message") or "")) or "unknown error"
 
 
 def _failure(reason: str, expression: str) -> Result[float, list[EvaluationFailure]]:

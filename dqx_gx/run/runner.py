@@ -15,7 +15,7 @@ from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes, held_for_record, just_installed, run_actions
-from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, parse_target
+from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, deliveries, parse_target, require_plugins
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
@@ -45,6 +45,8 @@ class ContractRun:
     run's verdict and skipped rules (``meta.dqx``)."""
     suite_name: str
     now: datetime
+    warnings: tuple[str, ...] = ()
+    """What did not happen beside the verdict: each alert or DataHub publication not delivered, named."""
 
     @property
     def results(self) -> list[AssertionResult]:
@@ -103,12 +105,16 @@ def run_contract(
     customers.id`` → ``{"customers": frame}``); a foreign key whose dataset is not given is SKIPPED.
     ``notify`` sends one alert per run (``"slack:URL"``, ``"teams:URL"``, ``"webhook:URL"``,
     ``"email:ADDRESS"``; a target may be ``env:NAME``) when the verdict is ``notify_on``: ``rejected``,
-    ``warnings`` (also passed_with_warnings) or ``always``; an unreachable target is a ContractWarning.
+    ``warnings`` (also passed_with_warnings) or ``always``; ``"datahub:GMS_URL"`` (options after it:
+    ``,token=env:NAME,platform=P,dataset=NAME,env=ENV,instance=I``) publishes every run's results to DataHub
+    (the ``dqx-gx[datahub]`` extra). What is not delivered is a ``NotDelivered`` warning and a line of the
+    run's ``warnings``; the verdict is unchanged.
 
     The caller's DataFrame is neither cached nor modified.
     """
     moment = run_moment(now)
     targets = [t if isinstance(t, Target) else parse_target(t) for t in notify]
+    require_plugins(targets)
     if notify_on not in NOTIFY_ON:
         raise ValueError(f"notify_on={notify_on!r}: one of {', '.join(NOTIFY_ON)}")
     key = key or ResultKey(moment.date(), {})
@@ -142,7 +148,7 @@ def run_contract(
         skipped = [{"rule": r.rule.name, "reason": r.reason or ""} for r in results if r.assertion.status == "SKIPPED"]
         _complete(checkpoint_result, contract, skipped, found)
     finally:  # a run whose samples failed still stores GX's result as it stands, with its docs and alerts
-        with atomic_writes(context), dqx_data_docs(context):  # its docs say what dqx-gx says
+        with atomic_writes(context), dqx_data_docs(context), deliveries() as missed:  # docs say what dqx-gx says
             if artifacts.stored:
                 for result_key, suite_result in checkpoint_result.run_results.items():
                     context.validation_results_store.set(result_key, suite_result)
@@ -153,6 +159,7 @@ def run_contract(
         checkpoint_result=checkpoint_result,
         suite_name=artifacts.suite.name,
         now=moment,
+        warnings=tuple(missed),
     )
     if strict_schema:
         _require_no_nulls(run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import importlib.util
 import json
 import os
 import subprocess
@@ -19,6 +20,8 @@ from pyspark.sql import SparkSession
 from dqx_gx.cli import main
 from dqx_gx.rules.timestamps import from_local_wall_clock
 from tests.conftest import EXAMPLES, ROOT, dedent
+from tests.recording import recording_server
+from tests.run.test_alerts import closed_port
 
 ORDERS = EXAMPLES / "orders" / "orders.odcs.yaml"
 BATCHES = {"good": EXAMPLES / "orders" / "data" / "good.parquet", "bad": EXAMPLES / "orders" / "data" / "bad.parquet"}
@@ -66,10 +69,16 @@ def platform_run(jobs: list[tuple[Path, str, dict[str, Path]]], zone: str) -> di
     """Plain GX in a new interpreter, in ``zone``: for each (project, checkpoint, batches), open the project
     and run the stored checkpoint on each batch, no parameters passed."""
     given = [(str(project), name, {b: str(path) for b, path in batches.items()}) for project, name, batches in jobs]
+    return plain_gx(PLATFORM_RUN, json.dumps(given), cwd=jobs[0][0], env={"TZ": zone})
+
+
+def plain_gx(script: str, *args: str, cwd: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """``script`` in a new interpreter that imports only what it imports (GX, PySpark): the JSON it prints after
+    ``RESULT``. Run in ``cwd``, not the repository: dqx_gx comes from the environment, as on a worker."""
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(PLATFORM_RUN), json.dumps(given)],
-        cwd=jobs[0][0],  # not the repository: dqx_gx comes from the environment, as on a worker
-        env={**os.environ, "TZ": zone, "PYTHONPATH": str(ROOT)},
+        [sys.executable, "-c", textwrap.dedent(script), *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         timeout=600,
@@ -163,3 +172,77 @@ def test_a_repeated_wall_clock_hour_is_the_instant_that_has_just_passed() -> Non
         "2026-07-01T21:00:00+00:00",
     ]
     assert from_local_wall_clock is not None
+
+
+EVERY_ACTION_RUN = """
+    import json, sys, warnings
+    import great_expectations as gx
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+    checkpoint = gx.get_context(mode="file", project_root_dir=sys.argv[1]).checkpoints.get(sys.argv[2])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = checkpoint.run(batch_parameters={"dataframe": spark.read.parquet(sys.argv[3])})
+    print("RESULT" + json.dumps({
+        "actions": [action.type for action in checkpoint.actions],
+        "not_delivered": [str(w.message) for w in caught if "not delivered" in str(w.message)],
+    }))
+"""
+
+
+@pytest.mark.slow
+def test_every_action_dqx_gx_stores_loads_and_runs_where_only_gx_is_imported(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """The guard, data docs, each alert and DataHub's results: opening the project registers them all."""
+    if importlib.util.find_spec("aiosmtpd") is None and not os.environ.get("CI"):
+        pytest.skip("aiosmtpd is not installed")
+    from aiosmtpd.controller import Controller  # noqa: PLC0415 - only when installed (CI: always)
+
+    mails: list[bytes] = []
+
+    class Mailbox:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            mails.append(envelope.content)
+            return "250 OK"
+
+    port = closed_port()
+    smtp = Controller(Mailbox(), hostname="127.0.0.1", port=port)
+    smtp.start()
+    try:
+        with recording_server() as (url, recorded):
+            targets = [f"webhook:{url}/hook", f"slack:{url}/slack", f"teams:{url}/teams", "email:team@example.org"]
+            targets.append(f"datahub:{url}")
+            flags = [flag for target in targets for flag in ("--notify", target)]
+            assert main(["translate", str(ORDERS), "--gx-dir", str(tmp_path), *flags]) == 0
+            env = {"DQX_GX_SMTP_HOST": "127.0.0.1", "DQX_GX_SMTP_PORT": str(port), "DQX_GX_SMTP_FROM": "gx@example.org"}
+            found = plain_gx(
+                EVERY_ACTION_RUN,
+                str(tmp_path),
+                "orders_contract.orders_tbl",
+                str(BATCHES["bad"]),
+                cwd=tmp_path,
+                env=env,
+            )
+    finally:
+        smtp.stop()
+    assert found["actions"] == [
+        "dqx_gx_guard",
+        "update_data_docs",
+        "dqx_gx_webhook",
+        "dqx_gx_slack",
+        "dqx_gx_teams",
+        "dqx_gx_email",
+        "dqx_gx_datahub",
+    ]
+    assert found["not_delivered"] == []
+    assert [len(recorded.on(path)) for path in ("/hook", "/slack", "/teams")] == [1, 1, 1]
+    assert recorded.on("/hook")[0]["verdict"] == "rejected"
+    assert len(mails) == 1
+    assert {p["aspectName"] for p in recorded.proposals()} == {
+        "assertionInfo",
+        "dataPlatformInstance",
+        "assertionRunEvent",
+        "datasetProperties",
+    }

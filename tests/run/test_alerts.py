@@ -7,10 +7,8 @@ import importlib.util
 import json
 import os
 import socket
-import threading
 from collections.abc import Iterator
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,48 +17,24 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from dqx_gx import Contract, ContractWarning, run_contract
+from dqx_gx.actions import alerts
 from dqx_gx.cli import main
+from dqx_gx.errors import NotDelivered
 from dqx_gx.expectations import measured_at
 from dqx_gx.notify import fires, parse_target
 from tests.conftest import EXAMPLES
 from tests.expectations.test_orders_contract import NOW, SCHEMA, good_rows, set_column
+from tests.recording import REFUSES, SLOW, Recorded, recording_server
 
 ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
 BAD = str(EXAMPLES / "orders" / "data" / "bad.parquet")
 VERDICTS = ("rejected", "passed_with_warnings", "passed")
 
 
-class Received:
-    """The requests a local HTTP server got: (path, JSON body)."""
-
-    def __init__(self) -> None:
-        self.posts: list[tuple[str, Any]] = []
-
-    def on(self, path: str) -> list[Any]:
-        return [body for where, body in self.posts if where == path]
-
-
 @pytest.fixture
-def server() -> Iterator[tuple[str, Received]]:
-    received = Received()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers["Content-Length"])
-            received.posts.append((self.path, json.loads(self.rfile.read(length))))
-            self.send_response(200 if self.path != "/refuses" else 500)
-            self.end_headers()
-            self.wfile.write(b"ok")
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", received
-    httpd.shutdown()
-    httpd.server_close()
+def server() -> Iterator[tuple[str, Recorded]]:
+    with recording_server() as running:
+        yield running
 
 
 def closed_port() -> int:
@@ -75,7 +49,7 @@ def bad(spark: SparkSession) -> DataFrame:
 
 
 def test_a_rejected_run_posts_one_message_to_each_target(
-    bad: DataFrame, orders: Contract, server: tuple[str, Received]
+    bad: DataFrame, orders: Contract, server: tuple[str, Recorded]
 ) -> None:
     url, received = server
     run = run_contract(orders, bad, now=NOW, notify=[f"webhook:{url}/hook", f"slack:{url}/slack", f"teams:{url}/teams"])
@@ -105,7 +79,7 @@ def test_a_rejected_run_posts_one_message_to_each_target(
 
 
 def test_the_verdict_not_gx_success_decides(
-    spark: SparkSession, orders: Contract, server: tuple[str, Received]
+    spark: SparkSession, orders: Contract, server: tuple[str, Recorded]
 ) -> None:
     """A P1 failure fails GX's checkpoint but passes the gate with warnings: no alert unless asked for."""
     url, received = server
@@ -127,29 +101,47 @@ def test_the_verdict_not_gx_success_decides(
     assert [hook["failing"] for hook in received.on("/always")] == [[]]
 
 
-def test_an_unreachable_target_is_a_warning_and_the_result_is_kept(
-    bad: DataFrame, orders: Contract, server: tuple[str, Received]
+def test_an_unreachable_target_is_named_and_the_result_is_kept(
+    bad: DataFrame, orders: Contract, server: tuple[str, Recorded], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Refused, unreachable, not answering in time (Slack and Teams too: GX's own senders wait for ever), or an
+    unset variable: each named, in a warning and in the run's warnings; the run is the same."""
     url, received = server
+    monkeypatch.setattr(alerts, "TIMEOUT_SECONDS", 0.5)
+    monkeypatch.delenv("DQX_GX_UNSET_HOOK", raising=False)
     nowhere = f"http://127.0.0.1:{closed_port()}/hook"
+    targets = [
+        f"webhook:{nowhere}",
+        f"slack:{nowhere}",
+        f"webhook:{url}{REFUSES}",
+        f"slack:{url}{SLOW}",
+        f"teams:{url}{SLOW}",
+        "webhook:env:DQX_GX_UNSET_HOOK",
+        f"webhook:{url}/hook",
+    ]
     with pytest.warns(ContractWarning) as caught:
-        run = run_contract(
-            orders,
-            bad,
-            now=NOW,
-            notify=[f"webhook:{nowhere}", f"slack:{nowhere}", f"webhook:{url}/refuses", f"webhook:{url}/hook"],
-        )
-    messages = sorted(str(w.message) for w in caught if "alert" in str(w.message))
-    assert len(messages) == 3
-    assert messages[0] == "alert to slack not delivered (unreachable or refused; GX's log has the reason)"
-    assert all(m.startswith("alert to webhook not delivered: ") for m in messages[1:])
-    assert any("500 Server Error" in m for m in messages[1:])
+        run = run_contract(orders, bad, now=NOW, notify=targets)
+    named = [str(w.message) for w in caught if issubclass(w.category, NotDelivered)]
+    assert named == list(run.warnings)
+    assert [m.split(" not delivered: ")[0] for m in named] == [
+        f"alert to webhook:{nowhere}",
+        f"alert to slack:{nowhere}",
+        f"alert to webhook:{url}{REFUSES}",
+        f"alert to slack:{url}{SLOW}",
+        f"alert to teams:{url}{SLOW}",
+        "alert to webhook:env:DQX_GX_UNSET_HOOK",
+    ]
+    reasons = [m.split(" not delivered: ")[1] for m in named]
+    assert reasons[0].startswith("ConnectionError: ") and reasons[1].startswith("ConnectionError: ")
+    assert reasons[2].startswith("HTTPError: 500 Server Error")
+    assert reasons[3].startswith("ReadTimeout: ") and reasons[4].startswith("ReadTimeout: ")
+    assert reasons[5].startswith("MissingConfigVariableError: ")  # named by the target: webhook:env:DQX_GX_UNSET_HOOK
     assert run.outcome == "rejected" and len(run.results) == 21
     assert len(received.on("/hook")) == 1
 
 
 def test_a_stored_checkpoint_alerts_on_a_platform_reading_the_secret_when_it_runs(
-    bad: DataFrame, tmp_path: Path, server: tuple[str, Received], monkeypatch: pytest.MonkeyPatch
+    bad: DataFrame, tmp_path: Path, server: tuple[str, Recorded], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url, received = server
     assert main(["translate", ORDERS, "--gx-dir", str(tmp_path), "--notify", "webhook:env:DQX_GX_TEST_HOOK"]) == 0
@@ -166,17 +158,42 @@ def test_a_stored_checkpoint_alerts_on_a_platform_reading_the_secret_when_it_run
     assert Path(hook["data_docs"].removeprefix("file://")).is_file()
 
 
-def test_the_command_takes_notify_and_refuses_a_bad_target(
-    spark: SparkSession, server: tuple[str, Received], capsys: pytest.CaptureFixture[str]
+def test_the_command_takes_notify_names_what_is_not_delivered_and_refuses_a_bad_target(
+    spark: SparkSession, server: tuple[str, Recorded], capsys: pytest.CaptureFixture[str]
 ) -> None:
     url, received = server
-    code = main(["validate", ORDERS, "--data", BAD, "--now", "2026-11-22T12:00:00Z", "--notify", f"webhook:{url}/cli"])
-    assert code == 1
+    capsys.readouterr()
+    code = main(
+        [
+            "validate",
+            ORDERS,
+            "--data",
+            BAD,
+            "--now",
+            "2026-11-22T12:00:00Z",
+            "--output",
+            "json",
+            "--notify",
+            f"webhook:{url}/cli",
+            "--notify",
+            f"webhook:{url}{REFUSES}",
+        ]
+    )
+    assert code == 1  # as without the refused alert
     assert received.on("/cli")[0]["verdict"] == "rejected"
+    out, err = capsys.readouterr()
+    named = f"alert to webhook:{url}{REFUSES} not delivered: HTTPError: 500 Server Error"
+    assert next(line for line in err.splitlines() if "not delivered" in line).startswith(f"warning: {named}")
+    report = json.loads(out)
+    assert [w[: len(named)] for w in report["warnings"]] == [named]
+    assert report["outcome"] == "rejected"
     for bad_target, message in (
-        ("pager:http://x", "'pager:http://x': the kind is one of slack, teams, webhook, email"),
+        ("pager:http://x", "'pager:http://x': the kind is one of slack, teams, webhook, email, datahub"),
         ("slack:hooks.slack.com", "'slack:hooks.slack.com': a slack target is an http(s):// URL or env:NAME"),
         ("email:nobody", "'email:nobody': not an email address"),
+        ("datahub:gms:8080", "'datahub:gms:8080': a datahub target is an http(s):// URL or env:NAME"),
+        ("datahub:http://gms:8080,token=abc", "'datahub:http://gms:8080,token=abc': the token is read from the"),
+        ("datahub:http://gms:8080,user=me", "'datahub:http://gms:8080,user=me': after the URL come KEY=VALUE"),
     ):
         capsys.readouterr()
         with pytest.raises(SystemExit) as exit_:
@@ -230,6 +247,10 @@ def test_which_verdicts_fire(notify_on: str, fired: list[str]) -> None:
 
 def test_a_secret_given_as_env_is_stored_as_gx_s_substitution() -> None:
     assert parse_target("slack:env:TEAM_HOOK").stored == "${TEAM_HOOK}"
+    datahub = parse_target("datahub:env:GMS,token=env:DH_TOKEN,platform=hive,dataset=sales.orders,env=dev")
+    assert (datahub.stored, datahub.option("token"), datahub.option("env")) == ("${GMS}", "env:DH_TOKEN", "DEV")
+    assert str(datahub) == "datahub:env:GMS,token=env:DH_TOKEN,platform=hive,dataset=sales.orders,env=DEV"
+    assert parse_target("webhook:https://a/h,b").value == "https://a/h,b"  # a comma is part of a webhook's URL
     assert parse_target("webhook:https://example.org/h?k=1").stored == "https://example.org/h?k=1"
     with pytest.raises(ValueError, match="env: takes an environment variable name"):
         parse_target("teams:env:not-a-name")

@@ -5,7 +5,9 @@ replaced: the verdict is computed inside the action from the severities of the f
 (``meta.dqx.severity``) and the rules the suite could not run, so a platform running the stored
 checkpoint alerts exactly when ``dqx-gx validate`` would. One message per run: contract, dataset,
 verdict, the failing rules with severity and observed value, the run's data docs page when one was
-built. Sending is GX's; a target that cannot be reached is a ContractWarning, never a failed run.
+built. A Slack, Teams or webhook message is posted with a timeout (GX's own senders have none and keep the
+reason to their log); an email is sent by GX's action. A target that cannot be reached is named in a
+:class:`~dqx_gx.errors.NotDelivered` warning and in the run's report, never a failed run.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from great_expectations.checkpoint.actions import (
 from great_expectations.checkpoint.checkpoint import CheckpointResult
 from great_expectations.datasource.fluent.config_str import ConfigStr
 
-from dqx_gx.errors import warn_contract
-from dqx_gx.notify import NotifyOn, Target, fires
-from dqx_gx.rules.severity import DEFAULT_SEVERITY, Outcome, gate_outcome
+from dqx_gx.actions.outcomes import rule_outcomes, verdict
+from dqx_gx.errors import first_line
+from dqx_gx.notify import NotifyOn, Target, fires, not_delivered, shown
+from dqx_gx.rules.severity import Outcome
 
 SMTP = {"host": "DQX_GX_SMTP_HOST", "port": "DQX_GX_SMTP_PORT", "sender": "DQX_GX_SMTP_FROM"}
 """The environment variables an email alert reads its server from when it is sent."""
@@ -96,58 +99,85 @@ class DqxAlert(ValidationAction):
     def alert(self, checkpoint_result: CheckpointResult, action_context: ActionContext | None) -> Alert | None:
         """The run's alert, or None when its verdict does not fire under ``notify_on``."""
         pages = self._get_data_docs_pages_from_prior_action(action_context) or {}
-        failing: list[Failing] = []
+        outcomes = []
         page = None
         for key, suite_result in checkpoint_result.run_results.items():
-            for evr in suite_result.results:
-                if evr.success or evr.expectation_config is None:
-                    continue
-                dqx = (evr.expectation_config.meta or {}).get("dqx", {})
-                rule = dqx.get("rule") or evr.expectation_config.kwargs.get("rule") or evr.expectation_config.type
-                observed = (evr.result or {}).get("observed_value")
-                failing.append(Failing(rule, dqx.get("severity", DEFAULT_SEVERITY), observed))
+            outcomes += rule_outcomes(suite_result)
             page = page or next(iter(pages.get(key, {}).values()), None)
-        verdict = gate_outcome((f.severity for f in failing), self.skipped)
-        if not fires(verdict, self.notify_on):
+        outcome = verdict(outcomes, self.skipped)
+        if not fires(outcome, self.notify_on):
             return None
         order = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+        failing = [Failing(o.rule, o.severity, o.observed) for o in outcomes if o.status == "FAILED"]
         failing.sort(key=lambda f: order.get(f.severity, 4))
-        return Alert(self.contract, self.dataset, verdict, tuple(failing), self.skipped, page)
+        return Alert(self.contract, self.dataset, outcome, tuple(failing), self.skipped, page)
 
     def run(self, checkpoint_result: CheckpointResult, action_context: ActionContext | None = None) -> dict[str, Any]:
-        """Send the run's alert when its verdict fires; a target not reached is a warning, never a failed run."""
+        """Send the run's alert when its verdict fires; a target not reached is named, never a failed run."""
         alert = self.alert(checkpoint_result, action_context)
         if alert is None:
             return {"dqx_gx_alert": None}
-        target = self.type.removeprefix("dqx_gx_")
+        target = shown(self.type.removeprefix("dqx_gx_"), _template(self.target))
         try:
             sent = self.send(alert)
-        except Exception as exc:  # an unset env:NAME, a malformed URL, a refusal
-            warn_contract(f"alert to {target} not delivered: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # an unset env:NAME, a malformed URL, a refusal, a timeout
+            not_delivered(f"alert to {target} not delivered: {type(exc).__name__}: {first_line(exc)}")
             sent = None
         else:
-            if sent is None:  # GX's own sending logs why and returns nothing
-                warn_contract(f"alert to {target} not delivered (unreachable or refused; GX's log has the reason)")
+            if sent is None:  # GX's own email sending logs why and returns nothing
+                not_delivered(f"alert to {target} not delivered: refused or unreachable (GX's log says why)")
         return {"dqx_gx_alert": target, "delivered": sent is not None}
 
-    def send(self, alert: Alert) -> Any:
-        """Send ``alert`` through GX's action; None (or an exception) when it did not arrive."""
+    @property
+    def target(self) -> str | ConfigStr | None:
+        """The stored destination (a URL or addresses, or ``${NAME}``)."""
         raise NotImplementedError
+
+    def send(self, alert: Alert) -> Any:
+        """Send ``alert``; None (or an exception) when it did not arrive."""
+        raise NotImplementedError
+
+    def _post(self, url: str | ConfigStr | None, payload: dict[str, Any]) -> int:
+        """POST ``payload`` as JSON, ``${NAME}`` read from the environment first; an exception when refused
+        or not answered within :data:`TIMEOUT_SECONDS`."""
+        address = self._substitute_config_str_if_needed(url, self._resolve_context().context.config_provider)
+        if not address:
+            raise ValueError("no URL to send to")
+        response = requests.post(address, json=payload, timeout=TIMEOUT_SECONDS)
+        response.raise_for_status()
+        return response.status_code
+
+
+def _template(value: str | ConfigStr | None) -> str:
+    """A stored value as written (``${NAME}`` stays ``${NAME}``: a ConfigStr's text is its template)."""
+    return value.get_secret_value() if isinstance(value, ConfigStr) else str(value or "")
 
 
 class SlackAlert(DqxAlert, SlackNotificationAction):  # type: ignore[misc]  # notify_on: dqx-gx's verdicts
-    """GX's Slack action: one message per run, when the dqx-gx verdict fires."""
+    """GX's Slack action: one message per run to its incoming webhook, when the dqx-gx verdict fires."""
 
     type: Literal["dqx_gx_slack"] = "dqx_gx_slack"  # type: ignore[assignment]
 
+    @property
+    def target(self) -> str | ConfigStr | None:
+        return self.slack_webhook
+
     def send(self, alert: Alert) -> Any:
-        return self._send_slack_notification({"text": alert.text})["slack_notification_result"]
+        payload: dict[str, Any] = {"text": alert.text}
+        if self.slack_channel:
+            provider = self._resolve_context().context.config_provider
+            payload["channel"] = self._substitute_config_str_if_needed(self.slack_channel, provider)
+        return self._post(self.slack_webhook, payload)
 
 
 class TeamsAlert(DqxAlert, MicrosoftTeamsNotificationAction):  # type: ignore[misc]  # notify_on: dqx-gx's verdicts
     """GX's Microsoft Teams action: one adaptive card per run, when the dqx-gx verdict fires."""
 
     type: Literal["dqx_gx_teams"] = "dqx_gx_teams"  # type: ignore[assignment]
+
+    @property
+    def target(self) -> str | ConfigStr | None:
+        return self.teams_webhook
 
     def send(self, alert: Alert) -> Any:
         card = {
@@ -163,7 +193,7 @@ class TeamsAlert(DqxAlert, MicrosoftTeamsNotificationAction):  # type: ignore[mi
             "type": "message",
             "attachments": [{"contentType": "application/vnd.microsoft.card.adaptive", "content": card}],
         }
-        return self._send_microsoft_teams_notifications(payload)
+        return self._post(self.teams_webhook, payload)
 
 
 class WebhookAlert(DqxAlert, APINotificationAction):
@@ -172,11 +202,12 @@ class WebhookAlert(DqxAlert, APINotificationAction):
     type: Literal["dqx_gx_webhook"] = "dqx_gx_webhook"  # type: ignore[assignment]
     url: Union[ConfigStr, str]  # type: ignore[assignment]  # noqa: UP007 - pydantic v1
 
+    @property
+    def target(self) -> str | ConfigStr | None:
+        return self.url
+
     def send(self, alert: Alert) -> Any:
-        url = self._substitute_config_str_if_needed(self.url, self._resolve_context().context.config_provider)
-        response = requests.post(str(url), json=alert.to_dict(), timeout=TIMEOUT_SECONDS)
-        response.raise_for_status()
-        return response.status_code
+        return self._post(self.url, alert.to_dict())
 
 
 class EmailAlert(DqxAlert, EmailAction):  # type: ignore[misc]  # notify_on: dqx-gx's verdicts
@@ -184,6 +215,10 @@ class EmailAlert(DqxAlert, EmailAction):  # type: ignore[misc]  # notify_on: dqx
     environment when the message is sent (``DQX_GX_SMTP_HOST``, ``DQX_GX_SMTP_PORT``, ``DQX_GX_SMTP_FROM``)."""
 
     type: Literal["dqx_gx_email"] = "dqx_gx_email"  # type: ignore[assignment]
+
+    @property
+    def target(self) -> str | ConfigStr | None:
+        return self.receiver_emails
 
     def send(self, alert: Alert) -> Any:
         html = "<br>".join(_escape(line) for line in alert.lines())
@@ -196,29 +231,25 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def alert_actions(
-    targets: list[Target], notify_on: NotifyOn, *, contract: str, dataset: str, skipped: int
-) -> list[Any]:
-    """The checkpoint actions of ``targets``: secrets as ``${NAME}``, substituted by GX at run time."""
-    common: dict[str, Any] = {"notify_on": notify_on, "contract": contract, "dataset": dataset, "skipped": skipped}
-    actions: list[Any] = []
-    for index, target in enumerate(targets):
-        name = f"dqx_gx_alert_{index}_{target.kind}"
-        if target.kind == "slack":
-            actions.append(SlackAlert(name=name, slack_webhook=target.stored, **common))
-        elif target.kind == "teams":
-            actions.append(TeamsAlert(name=name, teams_webhook=target.stored, **common))
-        elif target.kind == "webhook":
-            actions.append(WebhookAlert(name=name, url=target.stored, **common))
-        else:
-            actions.append(
-                EmailAlert(
-                    name=name,
-                    receiver_emails=target.stored,
-                    smtp_address=f"${{{SMTP['host']}}}",
-                    smtp_port=f"${{{SMTP['port']}}}",
-                    sender_alias=f"${{{SMTP['sender']}}}",
-                    **common,
-                )
-            )
-    return actions
+def alert_action(target: Target, notify_on: NotifyOn, *, contract: str, dataset: str, skipped: int) -> DqxAlert:
+    """The checkpoint action of an alert ``target``: secrets as ``${NAME}``, substituted by GX at run time."""
+    common: dict[str, Any] = {
+        "name": target.action_name,
+        "notify_on": notify_on,
+        "contract": contract,
+        "dataset": dataset,
+        "skipped": skipped,
+    }
+    if target.kind == "slack":
+        return SlackAlert(slack_webhook=target.stored, **common)
+    if target.kind == "teams":
+        return TeamsAlert(teams_webhook=target.stored, **common)
+    if target.kind == "webhook":
+        return WebhookAlert(url=target.stored, **common)
+    return EmailAlert(
+        receiver_emails=target.stored,
+        smtp_address=f"${{{SMTP['host']}}}",
+        smtp_port=f"${{{SMTP['port']}}}",
+        sender_alias=f"${{{SMTP['sender']}}}",
+        **common,
+    )
