@@ -1,4 +1,4 @@
-"""Register dqx-gx's expectations and checkpoint action with GX, without importing GX ourselves.
+"""Register dqx-gx's expectations and checkpoint actions with GX, without importing GX ourselves.
 
 GX builds an expectation or action type only if its class was imported in the
 process; a suite loaded before that silently drops our expectations (the
@@ -23,7 +23,8 @@ EXPECTATIONS = "dqx_gx.expectations"
 
 
 def register() -> None:
-    """Import the package whose classes GX must know: dqx-gx's expectations, metrics and guard action."""
+    """Import the package whose classes GX must know: dqx-gx's expectations, metrics and checkpoint actions
+    (the guard, the alerts, DataHub's results)."""
     importlib.import_module(EXPECTATIONS)
 
 

@@ -16,6 +16,8 @@ dataset, field, batch, observed value and data docs link, and then dqx-gx says w
 * the batch verdict is an assertion of the contract (FAILURE when rejected) and a property of the dataset.
 
 Everything is sent by DataHub's REST emitter as DataHub's action sends it (``/aspects?action=ingestProposal``).
+Besides the plugin's public builders, this module calls three of its action's own methods (the dataset of a
+result, the data docs link, the token); ``tests/platform/test_datahub.py`` runs them against a recording GMS.
 """
 
 from __future__ import annotations
