@@ -4,6 +4,7 @@ DataHub's metadata service (GMS). Stopped when the block ends, also when the tes
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -80,3 +81,10 @@ def recording_server() -> Iterator[tuple[str, Recorded]]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def closed_port() -> int:
+    """A port of 127.0.0.1 nothing listens on: a connection to it is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

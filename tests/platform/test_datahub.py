@@ -29,9 +29,8 @@ from dqx_gx.errors import NotDelivered
 from dqx_gx.notify import parse_target
 from tests.conftest import EXAMPLES
 from tests.platform.test_stored_checkpoints import plain_gx
-from tests.recording import Recorded, recording_server
+from tests.recording import Recorded, closed_port, recording_server
 from tests.rows.test_samples import SALARY, SECRET, contract_document, people
-from tests.run.test_alerts import closed_port
 
 if importlib.util.find_spec("datahub_gx_plugin") is None:
     if os.environ.get("CI"):

@@ -20,8 +20,7 @@ from pyspark.sql import SparkSession
 from dqx_gx.cli import main
 from dqx_gx.rules.timestamps import from_local_wall_clock
 from tests.conftest import EXAMPLES, ROOT, dedent
-from tests.recording import recording_server
-from tests.run.test_alerts import closed_port
+from tests.recording import closed_port, recording_server
 
 ORDERS = EXAMPLES / "orders" / "orders.odcs.yaml"
 BATCHES = {"good": EXAMPLES / "orders" / "data" / "good.parquet", "bad": EXAMPLES / "orders" / "data" / "bad.parquet"}

@@ -6,7 +6,6 @@ import email
 import importlib.util
 import json
 import os
-import socket
 from collections.abc import Iterator
 from email.message import Message
 from pathlib import Path
@@ -24,7 +23,7 @@ from dqx_gx.expectations import measured_at
 from dqx_gx.notify import fires, parse_target
 from tests.conftest import EXAMPLES
 from tests.expectations.test_orders_contract import NOW, SCHEMA, good_rows, set_column
-from tests.recording import REFUSES, SLOW, Recorded, recording_server
+from tests.recording import REFUSES, SLOW, Recorded, closed_port, recording_server
 
 ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
 BAD = str(EXAMPLES / "orders" / "data" / "bad.parquet")
@@ -35,12 +34,6 @@ VERDICTS = ("rejected", "passed_with_warnings", "passed")
 def server() -> Iterator[tuple[str, Recorded]]:
     with recording_server() as running:
         yield running
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

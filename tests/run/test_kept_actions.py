@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 from dqx_gx.cli import main
 from dqx_gx.notify import parse_target
 from tests.conftest import EXAMPLES
-from tests.run.test_alerts import closed_port
+from tests.recording import closed_port
 
 ORDERS = str(EXAMPLES / "orders" / "orders.odcs.yaml")
 BAD = str(EXAMPLES / "orders" / "data" / "bad.parquet")
