@@ -6,6 +6,7 @@ from dqx_gx.contract.model import Contract, Property, SlaLatency, Source, TextRu
 from dqx_gx.contract.native import load_native
 from dqx_gx.contract.odcs import load_odcs
 from dqx_gx.contract.source import Document, read_document
+from dqx_gx.contract.thesis import is_thesis, load_thesis
 from dqx_gx.errors import ContractValidationError
 
 __all__ = ["Contract", "Property", "SlaLatency", "TextRule", "load_contracts", "read_document"]
@@ -16,19 +17,22 @@ Contract.from_yaml = staticmethod(load_native)
 
 
 def load_contracts(source: Source | Document) -> list[Contract]:
-    """Load a contract in either format, telling them apart by their keys.
+    """Load a contract in any of the three formats, telling them apart by their keys.
 
-    An ODCS document has ``apiVersion``/``kind``; a DQX native one has
-    ``dataset`` and ``columns``. Returns one Contract per ODCS ``schema[]``
-    object, or a one-element list for the native format.
+    The thesis's format has ``specVersion``; an ODCS document has ``apiVersion``/``kind``; a DQX native
+    one has ``dataset`` and ``columns``. Returns one Contract per ODCS ``schema[]`` object, or a
+    one-element list for the other formats.
     """
     document = read_document(source)
     data = document.data
+    if is_thesis(data):
+        return [load_thesis(document)]
     if "apiVersion" in data or "kind" in data:
         return load_odcs(document)
     if "dataset" in data or "columns" in data:
         return [load_native(document)]
     raise ContractValidationError(
         f"{document.origin}: cannot tell the contract format: an ODCS contract has 'apiVersion' and "
-        "'kind: DataContract'; a DQX native contract has 'dataset' and 'columns'"
+        "'kind: DataContract'; a DQX native contract has 'dataset' and 'columns'; the thesis's format has "
+        "'specVersion'"
     )

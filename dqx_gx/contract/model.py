@@ -93,7 +93,7 @@ class Contract:
     name: str | None
     version: str
     dataset: str
-    format: Literal["odcs", "native"]
+    format: Literal["odcs", "native", "thesis"]
     schema_name: str | None = None
     """The ODCS ``schema[]`` object's ``name`` (``dataset`` prefers its ``physicalName``)."""
     api_version: str | None = None

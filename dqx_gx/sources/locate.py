@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import glob
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -98,6 +99,8 @@ def locate(
             return Located(location, f"{chosen.where}: table {location.name}")
         label = f"{chosen.where}: {location.path}"
         _require_files(location.path, label)
+        if location.pattern is not None and not matching_files(location):
+            raise SourceError(f"{label}: no file under it matches the pattern {location.pattern!r}")
         fmt = data_format or location.format or format_of(location.path, chosen.where)
         files = replace(location, format=_known_format(fmt, chosen.where))
     _check_contents(files, label)
@@ -131,7 +134,7 @@ def _in_place_of_server(contract: Contract | None, path: str, data_format: str |
         except SourceError:  # a server dqx-gx cannot read says nothing about a path given instead
             own = None
         if isinstance(own, Files) and own.format is not None and told in (None, own.format.lower()):
-            return replace(own, path=path, format=own.format.lower())
+            return replace(own, path=path, format=own.format.lower(), pattern=None)  # the path given is read whole
     return Files(path, told or format_of(path, label))
 
 
@@ -148,6 +151,18 @@ def _known_format(fmt: str, label: str) -> str:
         f"{label}: {fmt!r} is not a Spark data source dqx-gx knows; {hint}it reads {', '.join(FORMATS)}, and "
         "other sources by their short name (delta, iceberg, avro, …) or a connector's class name"
     )
+
+
+def matching_files(files: Files) -> list[str]:
+    """The data files under a local ``files.path`` whose path there (``2019/southeast_2019.csv``) matches its
+    ``pattern`` in full, sorted; every data file without a pattern."""
+    local = local_path(files.path)
+    if local is None or files.pattern is None:
+        return [files.path]
+    if local.is_file():
+        return [str(local)] if re.fullmatch(files.pattern, local.name) else []
+    pattern = re.compile(files.pattern)
+    return [str(f) for f in _data_files(local) if pattern.fullmatch(f.relative_to(local).as_posix())]
 
 
 def local_path(path: str) -> Path | None:
@@ -202,7 +217,10 @@ def _check_contents(files: Files, label: str) -> None:
     local, fmt = local_path(files.path), files.format
     if local is None or fmt not in ("parquet", "orc", *_TEXT):
         return
-    first = _first_data_file(files.path, local)
+    if files.pattern is not None:
+        first = next((Path(found) for found in matching_files(files)), None)
+    else:
+        first = _first_data_file(files.path, local)
     if first is None:
         return
     with first.open("rb") as opened:

@@ -23,6 +23,7 @@ from dqx_gx.sources.locate import (
     declared_datasets,
     local_path,
     locate,
+    matching_files,
     reference_source,
     several_files,
 )
@@ -154,7 +155,7 @@ def _files(spark: SparkSession, files: Files, label: str, merge_schema: bool | N
     fmt = files.format or ""
     reader = _reader(spark, files, merge_schema, infer_types)
     try:
-        frame = reader.load(files.path)
+        frame = reader.load(matching_files(files) if files.pattern else files.path)
         columns = frame.columns
     except Exception as exc:  # Spark's own errors, and py4j ones it did not convert (missing classes)
         condition = _condition(exc)

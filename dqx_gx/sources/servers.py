@@ -26,6 +26,9 @@ class Files:
     delimiter: str | None = None
     header: bool = True
     encoding: str | None = None
+    pattern: str | None = None
+    """A regular expression the files' paths under ``path`` match in full (the thesis's
+    ``accessConfiguration.pattern``); None: every data file."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ def location_of(server: Server, dataset: str, model: str | None = None) -> Locat
             delimiter=_text(entry.get("delimiter"), server, "delimiter"),
             header=_header(entry.get("header"), server),
             encoding=_text(entry.get("encoding"), server, "encoding"),
+            pattern=_text(entry.get("pattern"), server, "pattern"),
         )
     if server.type in (*CATALOG_TYPES, "custom"):
         return Table(_table_name(server, dataset))
