@@ -25,6 +25,7 @@ from dqx_gx.notify import DATAHUB_OPTIONS, NOTIFY_ON, Target, parse_target, requ
 from dqx_gx.rows.choices import WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.details import DEFAULT_SAMPLES
 from dqx_gx.rules.timestamps import run_moment
+from dqx_gx.service.command import ServeError, add_serve, run_serve
 from dqx_gx.session import SparkStartError, Starting, configure_logging, target
 from dqx_gx.sources.choices import FORMATS, SourceError
 from dqx_gx.stopwatch import Stopwatch
@@ -65,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         RowGateError,
         SparkStartError,
         SourceError,
+        ServeError,
     ) as exc:
         if args.verbose:
             traceback.print_exc()
@@ -249,6 +251,10 @@ def _translate(args: argparse.Namespace) -> int:
                 )
     print(f"GX project: {Path(args.gx_dir).resolve() / 'gx'}")
     return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    return run_serve(args, _parse_pairs(args.conf, "--conf"))
 
 
 def _draft(args: argparse.Namespace) -> int:
@@ -508,7 +514,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dqx-gx",
-        description="Run DQX data contracts (ODCS v3.0–v3.2 or the DQX native format) "
+        description="Run DQX data contracts (ODCS v3.0–v3.2, the DQX native format or the thesis's format) "
         "on Great Expectations over Spark.",
         epilog="Exit codes: 0 ok, 1 a P0 rule failed (validate), 2 contract, input or usage error. "
         "DQX_GX_CLASS_ARCHIVE=off|DIR: where the JVM's class archive is kept (default "
@@ -650,6 +656,7 @@ def _parser() -> argparse.ArgumentParser:
     draft = add_draft(commands, [verbosity])
     _spark_options(draft)
     draft.set_defaults(handler=_draft)
+    _spark_options(add_serve(commands, [verbosity])).set_defaults(handler=_serve)
     return parser
 
 
@@ -663,7 +670,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _spark_options(command: argparse.ArgumentParser) -> None:
+def _spark_options(command: argparse.ArgumentParser) -> argparse.ArgumentParser:
     command.add_argument(
         "--master",
         metavar="URL",
@@ -677,6 +684,7 @@ def _spark_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration setting (repeatable)"
     )
+    return command
 
 
 def _notify(command: argparse.ArgumentParser) -> None:
