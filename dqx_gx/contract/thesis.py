@@ -193,8 +193,8 @@ def implied_properties(checks: Sequence[ThesisCheck]) -> tuple[Property, ...]:
         rule = check.rule
         if check.rule_type in NUMERIC_TYPES:
             types[column] = "number"
-        elif check.rule_type == "allowedValues" and isinstance(rule, MetricRule) and rule.metric.values:
-            values = rule.metric.values
+        elif check.rule_type == "allowedValues" and isinstance(rule, ExpectationRule):
+            values = rule.kwargs["value_set"]
             if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
                 types.setdefault(column, "integer")
             elif all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
@@ -216,16 +216,30 @@ class _Declarative:
     described: Mapping[str, Any]
 
     def __call__(self, column: str | None, level: Level, tolerance: float | None, rule_id: str, name: str) -> Rule:
+        fields = {**self.described, "id": rule_id, "name": name, "column": column, "severity": LEVEL_SEVERITY[level]}
+        if self.rule_type in BY_GX:
+            assert column is not None
+            return ExpectationRule(
+                **{**fields, "origin": RuleOrigin.GREAT_EXPECTATIONS},
+                expectation_type=BY_GX[self.rule_type],
+                kwargs=MappingProxyType(_gx_arguments(self.rule_type, column, self.parameter, tolerance)),
+            )
         metric, threshold = _measured(self.rule_type, column, self.parameter, tolerance)
-        return MetricRule(
-            id=rule_id,
-            name=name,
-            severity=LEVEL_SEVERITY[level],  # type: ignore[arg-type]
-            column=column,
-            metric=metric,
-            threshold=threshold,
-            **self.described,
-        )
+        return MetricRule(**fields, metric=metric, threshold=threshold)
+
+
+BY_GX = {
+    "unique": "expect_column_proportion_of_unique_values_to_be_between",
+    "allowedValues": "expect_column_distinct_values_to_be_in_set",
+}
+"""Rule types whose metric is GX's own (the thesis's translation): distinct non-NULL ÷ non-NULL values, and
+the sorted distinct non-NULL values."""
+
+
+def _gx_arguments(rule_type: str, column: str, p: Any, t: float | None) -> dict[str, Any]:
+    if rule_type == "unique":
+        return {"column": column, "min_value": 1.0 - (t or 0.0)}
+    return {"column": column, "value_set": list(p)}
 
 
 def _declarative(rule_type: str, parameter: Any, described: Mapping[str, Any]) -> _Build:
@@ -236,7 +250,7 @@ def _measured(rule_type: str, column: str | None, p: Any, t: float | None) -> tu
     """The metric and threshold of one check (docs/contracts.md's table): the thesis's tolerance ``t``
     relaxes the bound by a share of the parameter ``p`` (``|p|·t``: a negative bound is relaxed too)."""
     columns = (column,) if column is not None else ()
-    relaxed = abs(p) * t if t is not None and isinstance(p, int | float) else 0.0
+    relaxed = abs(p) * t if t is not None else 0.0
     match rule_type:
         case "size":
             if t is None:
@@ -247,15 +261,10 @@ def _measured(rule_type: str, column: str | None, p: Any, t: float | None) -> tu
             return Metric(MetricKind.NULL_COUNT, columns, scale=Scale.FRACTION), Threshold(
                 Operator.LESS_OR_EQUAL, 1.0 - least
             )
-        case "unique":
-            return Metric(MetricKind.UNIQUE_RATIO, columns), Threshold(Operator.GREATER_OR_EQUAL, 1.0 - (t or 0.0))
         case "min":
             return Metric(MetricKind.MIN, columns), Threshold(Operator.GREATER_OR_EQUAL, p - relaxed)
         case "max":
             return Metric(MetricKind.MAX, columns), Threshold(Operator.LESS_OR_EQUAL, p + relaxed)
-        case "allowedValues":
-            values = tuple(p)
-            return Metric(MetricKind.UNALLOWED_VALUES, columns, values=values), Threshold(Operator.MUST_BE, 0.0)
     kind = MetricKind.MEAN if rule_type == "mean" else MetricKind.STDDEV
     if t is None:
         return Metric(kind, columns), Threshold(Operator.MUST_BE, p, tolerance=EPSILON * max(1.0, abs(p)))

@@ -163,6 +163,7 @@ def _thesis_routes(v1: APIRouter, service: Service) -> None:
     @v1.post(
         "/validation/start",
         response_model=ValidationStatus,
+        response_model_exclude_none=True,
         responses={400: {"model": ValidationStatus}, 409: {"model": Problem}, 503: {"model": Problem}},
     )
     def start_validation(configuration: ValidationConfiguration) -> Any:

@@ -14,15 +14,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from great_expectations.expectations.expectation import ColumnMapExpectation
+from great_expectations.expectations.registry import get_expectation_impl
+
 from dqx_gx.contract.model import Contract
 from dqx_gx.contract.properties import schema_rules
 from dqx_gx.contract.thesis import NUMERIC_TYPES, ThesisCheck, implied_properties, thesis_checks
 from dqx_gx.errors import ContractValidationError, shown
 from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
+from dqx_gx.spark.columns import Columns, spark_column
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from dqx_gx.run import ContractRun, RuleResult
 
+MAX_VALUES = 1000
+"""Distinct values an allowedValues result lists at most."""
 WORKLOAD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 
 
@@ -85,8 +93,23 @@ def workload_id_of(body: Mapping[str, Any]) -> str:
     return given
 
 
-def result_items(workload: Workload, run: ContractRun) -> list[dict[str, Any]]:
-    """One item per (rule, column) of the configuration, in its order: the metric and each level's outcome."""
+def distinct_values(workload: Workload, frame: DataFrame) -> dict[str, list[Any]]:
+    """The sorted distinct non-NULL values of each column an allowedValues rule checks (its metric: GX's
+    expectation reports only those outside the set), the first ``MAX_VALUES`` of each; one query per column."""
+    columns = Columns.of(frame)
+    found: dict[str, list[Any]] = {}
+    for column in dict.fromkeys(c.column for c in workload.checks if c.rule_type == "allowedValues" and c.column):
+        field = columns.find(column)
+        if field is not None:
+            value = spark_column(field)
+            rows = frame.select(value).where(value.isNotNull()).distinct().orderBy(value).limit(MAX_VALUES).collect()
+            found[column] = [row[0] for row in rows]
+    return found
+
+
+def result_items(workload: Workload, run: ContractRun, values: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
+    """One item per (rule, column) of the configuration, in its order: the metric and each level's outcome
+    (``values``: :func:`distinct_values`)."""
     by_rule = {result.rule.id: result for result in run.rule_results}
     evrs = {_rule_id(evr): evr for suite in run.checkpoint_result.run_results.values() for evr in suite.results}
     uncast = {
@@ -104,6 +127,8 @@ def result_items(workload: Workload, run: ContractRun) -> list[dict[str, Any]]:
         )
         if isinstance(check.rule, ExpectationRule) and evr is not None:
             metric, level = _gx_level(evr)
+            if check.rule_type == "allowedValues" and not level["exception_info"]["raised_exception"]:
+                metric = values.get(check.column or "")
         else:
             metric, level = _metric(check, result), _level(result)
             broken = uncast.get(check.column) if check.rule_type in NUMERIC_TYPES else None
@@ -127,17 +152,7 @@ def _metric(check: ThesisCheck, result: RuleResult) -> Any:
         return None
     if check.rule_type == "complete":  # dqx-gx measures the share of NULLs
         return None if observed is None else 1.0 - observed
-    if check.rule_type == "allowedValues":
-        return _values(result)
     return observed
-
-
-def _values(result: RuleResult) -> list[Any]:
-    """The sorted distinct values an allowedValues check found (its result's ``distinct values`` detail)."""
-    for detail in result.details:
-        if detail.title == "distinct values":
-            return [row[0] for row in detail.rows]
-    return []
 
 
 def _level(result: RuleResult) -> dict[str, Any]:
@@ -150,10 +165,12 @@ def _level(result: RuleResult) -> dict[str, Any]:
 
 
 def _gx_level(evr: Any) -> tuple[Any, dict[str, Any]]:
-    """A custom GreatExpectations check: GX's unexpected count for a column-map expectation, else its observed
-    value; GX's own success and exception (its message in one line, no traceback)."""
+    """A check GX's own expectation makes (custom, unique, allowedValues): GX's unexpected count for a
+    column-map expectation, else its observed value; GX's own success and exception (its message in one line,
+    no traceback)."""
     result = evr.result or {}
-    metric = result.get("unexpected_count", result.get("observed_value"))
+    by_rows = issubclass(get_expectation_impl(evr.expectation_config.type), ColumnMapExpectation)
+    metric = result.get("unexpected_count") if by_rows else result.get("observed_value")
     info = evr.exception_info or {}
     raised = (
         info

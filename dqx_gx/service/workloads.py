@@ -35,7 +35,7 @@ from dqx_gx.run.docs import run_pages
 from dqx_gx.service.paths import DataRoot, PathRefused
 from dqx_gx.service.store import Store, Workload
 from dqx_gx.service.validations import Workload as ThesisWorkload
-from dqx_gx.service.validations import read_configuration, result_items
+from dqx_gx.service.validations import distinct_values, read_configuration, result_items
 from dqx_gx.sources.choices import SourceError
 from dqx_gx.sources.locate import Located, locate
 from dqx_gx.sources.reader import read_located
@@ -212,7 +212,7 @@ class Service:
             "OK",
             outcome=run.outcome,
             report=report.to_json(run),
-            result=None if job.thesis is None else result_items(job.thesis, run),
+            result=None if job.thesis is None else result_items(job.thesis, run, distinct_values(job.thesis, frame)),
             docs=_page(context, run, self.settings.gx_dir / job.workload_id),
         )
 
