@@ -166,6 +166,7 @@ def thesis_checks(
         "origin": RuleOrigin.LIBRARY,
         "dimension": entry.get("dimension") if isinstance(entry.get("dimension"), str) else None,
         "description": entry.get("name") if isinstance(entry.get("name"), str) else None,
+        "sources": (pointer(where),),
     }
     if rule_type == "custom":
         build = _custom(entry, where, rule_id, described)

@@ -1,5 +1,5 @@
-"""One ``dqx-gx serve`` process (SQLite, a data root of the examples' data) shared by the service's tests:
-starting its Spark session costs seconds."""
+"""One ``dqx-gx serve`` process (SQLite, a data root of the examples' data, an API key) shared by the service's
+tests: starting its Spark session costs seconds."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from tests.conftest import EXAMPLES
 from tests.service.server import Server, started
 
 WORKERS, QUEUE = 2, 6
+KEY = "a key only the tests know"
+"""The shared server's DQX_GX_API_KEY: every request of the tests sends it, unless one says otherwise."""
 
 
 def data_root(folder: Path) -> Path:
@@ -34,7 +36,7 @@ def data_root(folder: Path) -> Path:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     workdir = tmp_path_factory.mktemp("serve")
     root = data_root(workdir)
-    server = started(workdir, "--data-root", str(root), "--workers", str(WORKERS), "--queue", str(QUEUE))
+    server = started(workdir, "--data-root", str(root), "--workers", str(WORKERS), "--queue", str(QUEUE), key=KEY)
     try:
         yield server
     finally:
