@@ -17,6 +17,7 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
   python benchmarks/bench.py --only memory        # 50 runs in one process (memory.py)
   python benchmarks/bench.py --only draft --rows 2000000   # dqx-gx draft against one aggregation (draft.py)
   python benchmarks/bench.py --only lanes --rounds 5   # validate in each CI version lane / the default (lanes.py)
+  python benchmarks/bench.py --only service       # dqx-gx serve: a warm run against validate, polls (service.py)
 """
 
 from __future__ import annotations
@@ -513,7 +514,18 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
     )
 
 
-TOPICS = ("startup", "completeness", "race", "memory", "percentile", "fixedcost", "foreignkey", "draft", "lanes")
+TOPICS = (
+    "startup",
+    "completeness",
+    "race",
+    "memory",
+    "percentile",
+    "fixedcost",
+    "foreignkey",
+    "draft",
+    "lanes",
+    "service",
+)
 """Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""
 
 

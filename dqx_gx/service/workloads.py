@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import great_expectations as gx
+from great_expectations.data_context.types.base import DataContextConfig, FilesystemStoreBackendDefaults
 
 from dqx_gx import report
 from dqx_gx.contract import Contract, load_contracts
@@ -47,8 +48,8 @@ if TYPE_CHECKING:
     from dqx_gx.session import Starting
 
 log = logging.getLogger(__name__)
-SITE = Path("gx", "uncommitted", "data_docs", "local_site")
-"""A run's data docs site in its GX file project."""
+SITE = Path("uncommitted", "data_docs", "local_site")
+"""A run's data docs site under its folder of --gx-dir."""
 
 
 class Refused(Exception):
@@ -65,7 +66,7 @@ class Settings:
 
     data_root: DataRoot
     gx_dir: Path
-    """Each run's GX file project is ``gx_dir/<id>``."""
+    """Each run's GX stores and data docs are folders of ``gx_dir/<id>``."""
     allow_sql: bool = False
     workers: int = 2
     queue: int = 16
@@ -260,11 +261,12 @@ def _moment(now: str | None) -> datetime | None:
 
 
 def _project(root: Path) -> Any:
-    """A GX file project for one run (its suite, checkpoint, validation result and data docs)."""
+    """A GX context for one run whose stores and data docs site are folders under ``root`` (its suite,
+    checkpoint, validation result and data docs). It keeps no ``great_expectations.yml``: GX writes that file
+    through one YAML writer shared by the process, which two runs at once would garble."""
     root.mkdir(parents=True, exist_ok=True)
-    context = quiet_context(gx.get_context(mode="file", project_root_dir=str(root)))
-    context.variables.save()
-    return context
+    config = DataContextConfig(store_backend_defaults=FilesystemStoreBackendDefaults(root_directory=str(root)))
+    return quiet_context(gx.get_context(project_config=config))
 
 
 def _page(context: Any, run: ContractRun, root: Path) -> str | None:
