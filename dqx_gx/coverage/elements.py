@@ -16,7 +16,7 @@ from typing import Any
 from dqx_gx.contract import Contract, load_contracts, read_document
 from dqx_gx.contract.model import Source
 from dqx_gx.contract.source import Document
-from dqx_gx.coverage.places import Place, Status, native_places, odcs_places
+from dqx_gx.coverage.places import Place, Status, native_places, odcs_places, thesis_places
 from dqx_gx.errors import ContractValidationError
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.opt_in import opted_out
@@ -120,8 +120,13 @@ def contract_coverage(
     """The coverage of ``document`` for its contracts ``chosen`` (each with its ``schema[]`` index), loaded
     from it. ``not_built`` (rule id → reason) are the rules the suite builder could not express (an
     ``engine: greatExpectations`` rule GX refuses), known once a suite has been built."""
-    native = any(contract.format == "native" for _, contract in chosen)
-    places = native_places(document.data) if native else odcs_places(document.data, [i for i, _ in chosen])
+    formats = {contract.format for _, contract in chosen}
+    if "native" in formats:
+        places = native_places(document.data)
+    elif "thesis" in formats:
+        places = thesis_places(document.data)
+    else:
+        places = odcs_places(document.data, [i for i, _ in chosen])
     rules = [rule for _, contract in chosen for rule in contract.rules]
 
     def outcome(rule: Rule) -> str | None:

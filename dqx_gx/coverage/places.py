@@ -145,6 +145,43 @@ def native_places(data: Mapping[str, Any]) -> Iterator[Place]:
             yield documented(at, key, key)
 
 
+_THESIS_IDENTITY = {
+    "specVersion": "the version of the thesis's format the document is read in",
+    "id": "identifies the contract in results and the suite (contract_id)",
+    "name": "names the check of every result (Contract: NAME) and the suite",
+    "kind": "says the document is a data contract",
+    "version": "recorded with the suite (contract_version)",
+    "access": "where the data is: its location (and the pattern files there match) is read like a local server",
+}
+_RECORDED = "recorded in the contract's metadata, not checked"
+
+
+def thesis_places(data: Mapping[str, Any]) -> Iterator[Place]:
+    """The elements of a document in the thesis's format (``specVersion``)."""
+    for key, value in data.items():
+        at = under("", key)
+        if key == "dataset" and isinstance(value, Mapping):
+            yield Place(under(at, "name"), "dataset name", Status.APPLIED, _IDENTITY["dataset"])
+            for i, column in enumerate(_list(value.get("schema"))):
+                name = column.get("name") if isinstance(column, Mapping) else None
+                where = under(at, "schema", i)
+                yield _rule(where, f"column '{name}'", "declared, but nothing checks it")
+                for field in ("dataType", "constraint"):
+                    if isinstance(column, Mapping) and field in column:
+                        yield _rule(under(where, field), f"column '{name}' {field}")
+        elif key == "quality" and isinstance(value, list):
+            for i, rule in enumerate(value):
+                rule_id = rule.get("id") if isinstance(rule, Mapping) else None
+                kind = rule.get("type") if isinstance(rule, Mapping) else None
+                yield _rule(under(at, i), f"rule '{rule_id}' ({kind})")
+        elif key in _THESIS_IDENTITY:
+            yield Place(at, key, Status.APPLIED, _THESIS_IDENTITY[key])
+        elif key in ("consumer", "producer", "pricing", "serviceLevelAgreements", "dataSharingAgreements", "specific"):
+            yield Place(at, key, Status.DOCUMENTED, _RECORDED)
+        else:
+            yield documented(at, key, key)
+
+
 def _shown(value: Any) -> str:
     """A value as YAML writes it (``false``, not ``False``)."""
     return json.dumps(value) if isinstance(value, bool) or value is None else str(value)

@@ -2,8 +2,8 @@
 
 A request is checked whole before anything is stored (the contract or configuration, where the data is):
 a bad one is refused and leaves no trace. A good one is stored Running and queued; a full queue refuses it
-before it is stored. Each run reads its data, runs the contract through a GX checkpoint in a GX file
-project of its own (its validation result and data docs stay there) and stores its report, exactly
+before it is stored. Each run reads its data, runs the contract through a GX checkpoint in a GX context of
+its own (its stores and data docs are its folder of ``--gx-dir``) and stores its report, exactly
 ``dqx-gx validate --output json``, and for the thesis's API its result items, in one transaction.
 """
 
@@ -14,8 +14,9 @@ import logging
 import threading
 import uuid
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent import futures
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +29,7 @@ from great_expectations.data_context.types.base import DataContextConfig, Filesy
 from dqx_gx import report
 from dqx_gx.contract import Contract, load_contracts
 from dqx_gx.contract.servers import Server
-from dqx_gx.errors import ContractValidationError, first_line
+from dqx_gx.errors import ContractValidationError, ContractWarning, first_line
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.run import ContractRun, run_contract
 from dqx_gx.run.artifacts import quiet_context
@@ -93,6 +94,7 @@ class Service:
         self._starting = starting
         self._spark: SparkSession | None = None
         self._slots = threading.BoundedSemaphore(settings.workers + settings.queue)
+        _answer_warnings()
         self._pool = futures.ThreadPoolExecutor(
             max_workers=settings.workers, thread_name_prefix="dqx-gx-run", initializer=self._on_worker
         )
@@ -115,8 +117,7 @@ class Service:
     def start_validation(self, body: Mapping[str, Any]) -> str:
         """Check, store and queue a validation configuration; its workload id."""
         try:
-            with warnings.catch_warnings(record=True):
-                warnings.simplefilter("always")
+            with _recorded():
                 workload = read_configuration(body)
                 located = self._located(
                     workload.contract, workload.path, "access.path", data_format=workload.data_format
@@ -138,15 +139,14 @@ class Service:
             raise Refused("allow_sql: this server runs no SQL rules; start it with --allow-sql to allow them")
         moment = _moment(now)
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            with _recorded() as caught:
                 contracts = load_contracts(contract_text)
                 contract = _chosen(contracts, schema)
                 located = self._located(contract, data, "data")
                 _buildable(contract, allow_sql=allow_sql)
         except (ContractValidationError, PathRefused, SourceError) as exc:
             raise Refused(str(exc)) from None
-        notes = tuple(dict.fromkeys(str(w.message) for w in caught))
+        notes = tuple(dict.fromkeys(caught))
         run_id = str(uuid.uuid4())
         request = {"contract": contract_text, "data": data, "schema": schema, "now": now, "allow_sql": allow_sql}
         self._queue(_Job(run_id, contract, located, moment, allow_sql, notes=notes), "native", request)
@@ -197,17 +197,15 @@ class Service:
         spark = self.spark()
         frame = read_located(spark, job.located, job.contract)
         context = _project(self.settings.gx_dir / job.workload_id)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the contract's warnings were answered when it was posted
-            run = run_contract(
-                job.contract,
-                frame,
-                now=job.now,
-                context=context,
-                data_docs=True,
-                allow_sql=job.allow_sql,
-                samples=self.settings.samples,
-            )
+        run = run_contract(
+            job.contract,
+            frame,
+            now=job.now,
+            context=context,
+            data_docs=True,
+            allow_sql=job.allow_sql,
+            samples=self.settings.samples,
+        )
         self.store.finish(
             job.workload_id,
             "OK",
@@ -223,6 +221,37 @@ class Service:
     def site(self, workload: Workload) -> Path:
         """The folder of a run's data docs site."""
         return self.settings.gx_dir / workload.id / SITE
+
+
+_RECORDING = threading.local()
+
+
+def _answer_warnings() -> None:
+    """A contract's warnings go to the request that caused them: a thread recording (:func:`_recorded`) gets
+    them; any other warning, and a run's (its contract's were answered when it was posted), go to the debug log.
+    ``warnings.catch_warnings`` would not do: it changes the whole process, and requests and runs share it."""
+    warnings.simplefilter("always", ContractWarning)
+    warnings.showwarning = _shown
+
+
+def _shown(  # noqa: PLR0917 - warnings.showwarning's signature
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
+) -> None:
+    notes: list[str] | None = getattr(_RECORDING, "notes", None)
+    if notes is not None and issubclass(category, ContractWarning):
+        notes.append(str(message))
+    else:
+        log.debug("%s: %s", category.__name__, message)
+
+
+@contextmanager
+def _recorded() -> Iterator[list[str]]:
+    """The warnings this thread issues in the block."""
+    _RECORDING.notes = []
+    try:
+        yield _RECORDING.notes
+    finally:
+        del _RECORDING.notes
 
 
 def _buildable(contract: Contract, *, allow_sql: bool = False) -> None:

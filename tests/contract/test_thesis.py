@@ -11,6 +11,7 @@ import yaml
 
 from dqx_gx.contract import load_contracts
 from dqx_gx.contract.thesis import implied_properties, thesis_checks
+from dqx_gx.coverage import coverage
 from dqx_gx.errors import ContractValidationError, ContractWarning
 from dqx_gx.rules.metric import MetricKind, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, SkippedRule, TypeRule
@@ -214,3 +215,15 @@ def test_the_access_pattern_picks_the_files_under_the_location(tmp_path: Path) -
     (nothing,) = load_contracts(data)
     with pytest.raises(Exception, match=r"no file under it matches the pattern 'nothing\.\*'"):
         locate(nothing)
+
+
+def test_coverage_walks_the_thesis_format() -> None:
+    found = {element.path: element for element in coverage(WEATHER).elements}
+    assert all(found[f"/quality/{i}"].status.value == "enforced" for i in range(10))
+    assert found["/quality/0"].expectations[0].type == "expect_column_proportion_of_unique_values_to_be_between"
+    assert found["/dataset/schema/0/constraint"].status.value == "enforced"
+    assert (found["/pricing"].status.value, found["/pricing"].reason) == (
+        "documented",
+        "recorded in the contract's metadata, not checked",
+    )
+    assert found["/access"].status.value == "applied"
