@@ -539,7 +539,8 @@ def _parser() -> argparse.ArgumentParser:
         "contracts",
         nargs="+",
         metavar="CONTRACT",
-        help="one or more contracts (ODCS or DQX native YAML), run in one Spark session with one report",
+        help="one or more contracts (ODCS, DQX native or the thesis's format, YAML), run in one Spark session "
+        "with one report",
     )
     validate.add_argument("--schema", metavar="NAME", help="the schema object to use when a contract has several")
     where = validate.add_mutually_exclusive_group()
@@ -644,7 +645,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate a contract without running it: errors exit 2; warnings, skipped rules and notes "
         "on non-portable forms are printed.",
     )
-    lint.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
+    lint.add_argument("contract", metavar="CONTRACT", help="an ODCS, DQX native or thesis-format contract (YAML)")
     lint.set_defaults(handler=_lint)
 
     from dqx_gx.coverage.command import add_command as add_coverage

@@ -22,7 +22,7 @@ def add_command(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         "documented (nothing can check it) or skipped (with the reason). Exits 1 with --fail-on when an element "
         "has that status, 2 on a contract error.",
     )
-    command.add_argument("contract", metavar="CONTRACT", help="an ODCS or DQX native contract (YAML)")
+    command.add_argument("contract", metavar="CONTRACT", help="an ODCS, DQX native or thesis-format contract (YAML)")
     command.add_argument("--schema", metavar="NAME", help="only this schema object (default: all of them)")
     command.add_argument("--output", choices=("table", "json"), default="table", help="format (default: table)")
     command.add_argument(
