@@ -188,7 +188,7 @@ def _thesis_routes(v1: APIRouter, service: Service) -> None:
         answer: dict[str, Any] = {"workloadId": workload.id, "status": workload.status, "result": workload.result or []}
         if workload.error is not None:
             answer["error"] = workload.error
-        return answer
+        return JSONResponse(answer)  # as stored: a level that was not asked for stays null
 
 
 def _run_routes(v1: APIRouter, service: Service) -> None:
