@@ -118,4 +118,4 @@ def test_every_example_contract_is_in_the_project() -> None:
         warnings.simplefilter("ignore", ContractWarning)
         expected = {f"{c.name}.{c.dataset}" for path in CONTRACTS for c in load_contracts(ROOT / path)}
     assert checkpoints == expected
-    assert len(expected) == 9
+    assert len(expected) == 10
