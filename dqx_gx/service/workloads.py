@@ -124,7 +124,7 @@ class Service:
                 )
                 _buildable(workload.contract)
         except (ContractValidationError, PathRefused, SourceError) as exc:
-            raise Refused(str(exc)) from None
+            raise Refused(one_line(str(exc))) from None
         job = _Job(workload.workload_id, workload.contract, located, thesis=workload)
         self._queue(job, "thesis", dict(body))
         return workload.workload_id
@@ -145,7 +145,7 @@ class Service:
                 located = self._located(contract, data, "data")
                 _buildable(contract, allow_sql=allow_sql)
         except (ContractValidationError, PathRefused, SourceError) as exc:
-            raise Refused(str(exc)) from None
+            raise Refused(one_line(str(exc))) from None
         notes = tuple(dict.fromkeys(caught))
         run_id = str(uuid.uuid4())
         request = {"contract": contract_text, "data": data, "schema": schema, "now": now, "allow_sql": allow_sql}
@@ -306,6 +306,13 @@ def _page(context: Any, run: ContractRun, root: Path) -> str | None:
         if site in page.parents:
             return page.relative_to(site).as_posix()
     return None
+
+
+def one_line(text: str) -> str:
+    """A message of several lines (a contract's every problem) on one: its problems joined by ``;``."""
+    first, *rest = text.strip().splitlines() or [""]
+    listed = [line.strip().removeprefix("- ") for line in rest if line.strip()]
+    return f"{first} {'; '.join(listed)}" if listed else first
 
 
 def _reason(exc: BaseException) -> str:

@@ -85,7 +85,11 @@ def test_the_thesis_contract_format_runs_through_the_native_api(served: Server) 
     ("body", "status", "named"),
     [
         ({"contract": ORDERS, "data": "orders/good.parquet", "allow_sql": True}, 400, "allow_sql: this server runs no"),
-        ({"contract": "apiVersion: v3.1.0\nkind: DataContract\n", "data": "orders/good.parquet"}, 400, "<text>"),
+        (
+            {"contract": "apiVersion: v3.1.0\nkind: DataContract\n", "data": "orders/good.parquet"},
+            400,
+            "<text>: 3 problems: 'id' is a required property: add it; 'version' is a required property",
+        ),
         ({"contract": ORDERS, "data": "../outside/secret.parquet"}, 400, "data: '../outside/secret.parquet': '..'"),
         ({"contract": ORDERS, "data": "orders/linked.parquet"}, 400, "data: 'orders/linked.parquet': leads out"),
         ({"contract": ORDERS, "data": "escape/secret.parquet"}, 400, "leads out of the data root"),
@@ -104,6 +108,7 @@ def test_bad_input_is_one_line_naming_the_field_and_stores_nothing(
     assert answer.status == status, answer.body
     detail = answer.json()["detail"]
     assert named in detail
+    assert "\n" not in detail  # a contract's every problem, on one line
     assert "Traceback" not in detail
     assert served.get("/v1/runs?limit=1000").json()["runs"] == before
 
