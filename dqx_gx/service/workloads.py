@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from concurrent import futures
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +35,7 @@ from dqx_gx.run import ContractRun, run_contract
 from dqx_gx.run.artifacts import quiet_context
 from dqx_gx.run.docs import run_pages
 from dqx_gx.service.paths import DataRoot, PathRefused
-from dqx_gx.service.store import Store, Workload
+from dqx_gx.service.store import Api, Store, Workload
 from dqx_gx.service.validations import Workload as ThesisWorkload
 from dqx_gx.service.validations import distinct_values, read_configuration, result_items
 from dqx_gx.sources.choices import SourceError
@@ -82,7 +82,6 @@ class _Job:
     now: datetime | None = None
     allow_sql: bool = False
     thesis: ThesisWorkload | None = None
-    notes: tuple[str, ...] = field(default=())
 
 
 class Service:
@@ -149,7 +148,7 @@ class Service:
         notes = tuple(dict.fromkeys(caught))
         run_id = str(uuid.uuid4())
         request = {"contract": contract_text, "data": data, "schema": schema, "now": now, "allow_sql": allow_sql}
-        self._queue(_Job(run_id, contract, located, moment, allow_sql, notes=notes), "native", request)
+        self._queue(_Job(run_id, contract, located, moment, allow_sql), "native", request)
         return run_id, list(notes)
 
     # --- both -------------------------------------------------------------------------------------------
@@ -173,11 +172,11 @@ class Service:
         moved = Server(chosen.name, chosen.type, chosen.index, entry)
         return locate(dataclasses.replace(contract, servers=(moved,)))
 
-    def _queue(self, job: _Job, api: str, request: Mapping[str, Any]) -> None:
+    def _queue(self, job: _Job, api: Api, request: Mapping[str, Any]) -> None:
         if not self._slots.acquire(blocking=False):
             raise Busy
         try:
-            self.store.add(job.workload_id, api, job.contract.name or job.contract.dataset, request)  # type: ignore[arg-type]
+            self.store.add(job.workload_id, api, job.contract.name or job.contract.dataset, request)
         except BaseException:
             self._slots.release()
             raise
@@ -193,7 +192,6 @@ class Service:
             self._slots.release()
 
     def _execute(self, job: _Job) -> None:
-
         spark = self.spark()
         frame = read_located(spark, job.located, job.contract)
         context = _project(self.settings.gx_dir / job.workload_id)
