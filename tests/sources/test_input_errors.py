@@ -178,7 +178,7 @@ def test_a_misspelt_flag_or_command_names_the_nearest(capsys: pytest.CaptureFixt
     code, _, err = run(capsys, "valdate", ORDERS)
     assert err.splitlines()[-1] == (
         "dqx-gx: error: argument COMMAND: invalid choice: 'valdate' (choose from 'validate', 'translate', 'lint', "
-        "'coverage', 'draft'); "
+        "'coverage', 'draft', 'serve'); "
         "did you mean validate?"
     )
 
