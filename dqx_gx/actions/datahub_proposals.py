@@ -161,7 +161,8 @@ class _Run:
         """The assertion's URN: the contract (its id, else its name), ``what`` and the dataset, nothing else."""
         action = self.action
         key = {"tool": "dqx-gx", "contract": action.contract_id or action.contract, **what, "dataset": self.dataset_urn}
-        return builder.make_assertion_urn(builder.datahub_guid(key))
+        urn: str = builder.make_assertion_urn(builder.datahub_guid(key))
+        return urn
 
     def ran(self, outcome: RuleOutcome, assertion: Assertion) -> Assertion:
         """An assertion DataHub's plugin built for a rule that ran, with the rule's meaning."""
