@@ -42,8 +42,10 @@ class Feature:
 
 TIME = Feature("Spark's TIME type", (4, 1))
 """``TimeType``: Parquet TIME columns, the ``time`` logicalType."""
-FOREIGN_KEYS = Feature("a foreign key's check (a correlated EXISTS subquery, DataFrame.exists)", (4, 0))
-"""``DataFrame.exists`` and ``Column.outer``, which look a batch's keys up in the referenced dataset."""
+TIME_NANOS = Feature("reading Parquet TIME(NANOS) columns", (4, 3))
+"""Parquet TIME in nanoseconds (as pyarrow's ``time64('ns')`` writes it); earlier Sparks read only microseconds."""
+EXISTS_SUBQUERY = Feature("a correlated EXISTS subquery (DataFrame.exists)", (4, 0))
+"""``DataFrame.exists`` and ``Column.outer``: a foreign key looks the batch's keys up by one; before, by a join."""
 GROUPING_SETS = Feature("DataFrame.groupingSets", (4, 0))
 """Several groupings of a batch in one query (SQL's ``GROUPING SETS``) from the DataFrame API."""
 CLASSIC_SESSION_TAGS = Feature("session tags on a classic session (SparkSession.addTag)", (4, 0))

@@ -19,7 +19,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from dqx_gx import read_data, run_contract
+from dqx_gx import annotate_rows, read_data, run_contract
+from dqx_gx.rows import ERRORS, WARNINGS
 from dqx_gx.rules.rule import DataType
 from dqx_gx.sources.choices import SourceError
 from dqx_gx.spark.types import type_mismatch
@@ -27,13 +28,14 @@ from dqx_gx.spark_versions import (
     CALL_SITE_SWITCH,
     CALL_SITES,
     CLASSIC_SESSION_TAGS,
+    EXISTS_SUBQUERY,
     FIRST_CALL_IMPORTS,
-    FOREIGN_KEYS,
     FUNCTIONS,
     GROUPING_SETS,
     PYSPARK,
     QUERY_CONTEXT_LOGS,
     TIME,
+    TIME_NANOS,
     TIME_TYPES,
     error_condition,
     pyspark_logger,
@@ -51,7 +53,7 @@ def test_the_version_is_pysparks_own() -> None:
 def test_each_feature_is_there_exactly_where_it_is_said_to_be() -> None:
     assert TIME.available == hasattr(T, "TimeType")
     assert len(TIME_TYPES) == TIME.available
-    assert FOREIGN_KEYS.available == (hasattr(DataFrame, "exists") and hasattr(Column, "outer"))
+    assert EXISTS_SUBQUERY.available == (hasattr(DataFrame, "exists") and hasattr(Column, "outer"))
     assert GROUPING_SETS.available == hasattr(DataFrame, "groupingSets")
     assert CALL_SITES.available == hasattr(pyspark.errors.utils, "_enable_debugging_cache")
     assert CALL_SITE_SWITCH is (pyspark.errors.utils if CALL_SITES.available else None)
@@ -63,7 +65,15 @@ def test_each_feature_is_there_exactly_where_it_is_said_to_be() -> None:
 
 
 def test_a_missing_feature_says_which_version_it_needs() -> None:
-    for feature in (TIME, FOREIGN_KEYS, GROUPING_SETS, CALL_SITES, CLASSIC_SESSION_TAGS, QUERY_CONTEXT_LOGS):
+    for feature in (
+        TIME,
+        TIME_NANOS,
+        EXISTS_SUBQUERY,
+        GROUPING_SETS,
+        CALL_SITES,
+        CLASSIC_SESSION_TAGS,
+        QUERY_CONTEXT_LOGS,
+    ):
         since = ".".join(map(str, feature.since))
         expected = (
             None if feature.available else f"needs PySpark {since} or later (this is PySpark {pyspark.__version__})"
@@ -106,36 +116,63 @@ def test_a_time_column_needs_spark_4_1() -> None:
         assert problem == f"'t' type mismatch: expected logicalType 'time', got string: {TIME.missing()}"
 
 
-def test_a_foreign_key_counts_or_fails_with_the_version_it_needs(spark: SparkSession) -> None:
+def test_a_foreign_key_counts_on_every_pyspark(spark: SparkSession) -> None:
+    """A correlated EXISTS from PySpark 4.0, a join with the distinct referenced keys before: the same count
+    and marks, NULL keys never missing, a key repeated in the referenced dataset repeating no row."""
     contract = one_table(
         [
             {"name": "k", "logicalType": "integer", "relationships": [{"to": "r.k"}]},
             {"name": "v", "logicalType": "integer"},
         ],
-        [{"type": "library", "metric": "rowCount", "mustBe": 3, "name": "rows"}],
+        [{"type": "library", "metric": "rowCount", "mustBe": 4, "name": "rows"}],
     )
-    frame = spark.createDataFrame([(1, 1), (2, 2), (9, 3)], "k int, v int")
-    reference = spark.createDataFrame([(1,), (2,)], "k int")
+    frame = spark.createDataFrame([(1, 1), (2, 2), (9, 3), (None, 4)], "k int, v int")
+    reference = spark.createDataFrame([(1,), (1,), (2,), (None,)], "k int")
     run = run_contract(contract, frame, references={"r": reference})
     by_name = {result.rule.name: result for result in run.rule_results}
-    assert (by_name["rows"].assertion.status, by_name["rows"].observed) == ("PASSED", 3)  # the rest of the run works
+    assert (by_name["rows"].assertion.status, by_name["rows"].observed) == ("PASSED", 4)
     key = by_name["foreign key k → r.k"]
-    if FOREIGN_KEYS.available:
-        assert (key.assertion.status, key.observed) == ("FAILED", 1)
-    else:
-        assert (key.assertion.status, key.observed, key.reason) == ("FAILED", None, FOREIGN_KEYS.missing())
+    assert (key.assertion.status, key.observed, key.reason) == ("FAILED", 1, None)
+    rows = annotate_rows(contract, frame, references={"r": reference}).orderBy("v").collect()
+    assert [(row["k"], bool(row[ERRORS] or row[WARNINGS])) for row in rows] == [
+        (1, False),
+        (2, False),
+        (9, True),
+        (None, False),
+    ]
+    self_referencing = one_table(
+        [
+            {"name": "k", "logicalType": "integer", "relationships": [{"to": "t.v"}]},
+            {"name": "v", "logicalType": "integer"},
+        ],
+        [],
+    )
+    run = run_contract(self_referencing, frame)
+    assert [(r.assertion.status, r.observed) for r in run.rule_results if r.rule.name.startswith("foreign")] == [
+        ("FAILED", 1)  # 9 is no v; NULL references nothing
+    ]
 
 
 def test_a_parquet_time_column_is_read_or_refused_naming_the_version(spark: SparkSession, tmp_path: Path) -> None:
-    path = tmp_path / "times.parquet"
-    pq.write_table(pa.table({"at": pa.array([dt.time(10, 30)], pa.time64("us"))}), path)
+    micros, nanos = tmp_path / "us.parquet", tmp_path / "ns.parquet"
+    pq.write_table(pa.table({"at": pa.array([dt.time(10, 30)], pa.time64("us"))}), micros)
+    pq.write_table(pa.table({"at": pa.array([dt.time(10, 30)], pa.time64("ns"))}), nanos)
     if TIME.available:  # read with Spark's TIME type on (the command turns it on; tests/sources covers the rest)
         spark.conf.set("spark.sql.timeType.enabled", "true")
         try:
-            assert isinstance(read_data(spark, path=str(path)).schema["at"].dataType, T.TimeType)
+            assert isinstance(read_data(spark, path=str(micros)).schema["at"].dataType, T.TimeType)
+            if TIME_NANOS.available:
+                assert read_data(spark, path=str(nanos)).schema["at"].dataType == T.TimeType(9)
+            else:
+                with pytest.raises(SourceError) as refused:
+                    read_data(spark, path=str(nanos))
+                assert f"column(s) 'at' of Parquet type TIME(NANOS): {TIME_NANOS.missing()}; " in str(refused.value)
         finally:
             spark.conf.unset("spark.sql.timeType.enabled")
     else:
+        assert not TIME_NANOS.available
         with pytest.raises(SourceError) as refused:
-            read_data(spark, path=str(path))
-        assert str(refused.value).endswith(f"column(s) 'at' of Parquet type TIME(MICROS): {TIME.missing()}")
+            read_data(spark, path=str(micros))
+        assert str(refused.value).endswith(
+            f"column(s) 'at' of Parquet type TIME(MICROS): {TIME.missing()}; or write it as text"
+        )

@@ -29,7 +29,7 @@ from dqx_gx.sources.locate import (
 )
 from dqx_gx.sources.servers import Files, Table, choose_server, location_of
 from dqx_gx.sources.untyped import cast_declared
-from dqx_gx.spark_versions import TIME, error_condition
+from dqx_gx.spark_versions import TIME, TIME_NANOS, error_condition
 
 UNTYPED = ("csv", "json")
 _CONDITION = re.compile(r"\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\]")
@@ -185,12 +185,11 @@ def _unreadable_time(path: str, exc: BaseException) -> str:
     unit = re.search(r"TIME\((\w+)", str(exc))
     columns = _time_columns(path, unit.group(1).lower() if unit else "")
     named = f"column(s) {', '.join(map(repr, columns))}" if columns else "a column"
+    written = f"{named} of Parquet type TIME({unit.group(1) if unit else '?'})"
     if lacking := TIME.missing():
-        return f"{named} of Parquet type TIME({unit.group(1) if unit else '?'}): {lacking}"
-    return (
-        f"{named} of Parquet type TIME({unit.group(1) if unit else '?'}), which Spark cannot read (it reads TIME "
-        "in microseconds): write it as microseconds (pyarrow time64('us'), DuckDB TIME) or as text"
-    )
+        return f"{written}: {lacking}; or write it as text"
+    lacking = TIME_NANOS.missing() or "this Spark cannot read it"
+    return f"{written}: {lacking}; or write it as microseconds (pyarrow time64('us'), DuckDB TIME) or as text"
 
 
 def _time_columns(path: str, unit: str) -> list[str]:

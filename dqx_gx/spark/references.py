@@ -16,13 +16,14 @@ from functools import reduce
 from types import MappingProxyType
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, DecimalType, StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Metric
 from dqx_gx.kinds.kind import TypeFamily
 from dqx_gx.spark.columns import Columns, family, spark_column, type_text
-from dqx_gx.spark_versions import FOREIGN_KEYS
+from dqx_gx.spark_versions import EXISTS_SUBQUERY
 
 References = Mapping[str, DataFrame]
 """Referenced datasets by the name the contract's foreign keys give them (``to: customers.id`` → ``customers``)."""
@@ -62,9 +63,7 @@ def reference_keys(
 ) -> tuple[StructField, ...] | str:
     """The referenced dataset's key columns paired with the batch's key ``fields``, or why they cannot be
     compared: a key column it lacks, or types Spark would not compare exactly (or would fail on, under ANSI),
-    or a PySpark that cannot look keys up (:func:`with_found_keys`)."""
-    if lacking := FOREIGN_KEYS.missing():
-        return lacking
+    (:func:`with_found_keys`)."""
     found = Columns.of(reference)
     keys: list[StructField] = []
     for name, field in zip(metric.reference_columns, fields, strict=True):
@@ -115,14 +114,31 @@ def with_found_keys(
 
     A correlated ``EXISTS``, which Spark plans as an existence join (broadcast when the referenced keys
     are few): no row of ``frame`` is repeated however often a key repeats in ``reference``, and no
-    ``distinct`` over it is needed (one cost half of the whole check at 5M rows). Works with a
-    streaming ``frame`` and a static ``reference``.
+    ``distinct`` over it is needed. Works with a streaming ``frame`` and a static ``reference``. Where
+    PySpark cannot write that subquery (:data:`EXISTS_SUBQUERY`), the same answer comes from a left join
+    with the referenced dataset's distinct keys.
     """
     # Both sides qualified by aliases: the referenced dataset may be the batch itself (a self-reference),
     # and an unqualified outer column would then resolve inside the subquery.
     batch, theirs = f"{flag}_batch", f"{flag}_reference"
+    if not EXISTS_SUBQUERY.available:
+        return _joined_keys(frame.alias(batch), batch, fields, reference.select(*map(spark_column, keys)), flag)
     same_key = reduce(
         operator.and_,
         [spark_column(key, theirs) == spark_column(f, batch).outer() for f, key in zip(fields, keys, strict=True)],
     )
     return frame.alias(batch).withColumn(flag, reference.alias(theirs).where(same_key).exists())
+
+
+def _joined_keys(
+    frame: DataFrame, batch: str, fields: tuple[StructField, ...], keys: DataFrame, flag: str
+) -> DataFrame:
+    """:func:`with_found_keys` by a left join with the distinct non-NULL referenced ``keys`` (one row each, so no
+    row of ``frame`` repeats); they are renamed so a self-reference joins without ambiguity."""
+    names = [f"{flag}_key{i}" for i in range(len(fields))]
+    distinct = keys.toDF(*names).dropna().distinct().withColumn(flag, F.lit(True))
+    same_key = reduce(
+        operator.and_, [spark_column(f, batch) == F.col(name) for f, name in zip(fields, names, strict=True)]
+    )
+    found = F.coalesce(F.col(flag), F.lit(False)).alias(flag)
+    return frame.join(distinct, same_key, "left").select(F.col(f"{batch}.*"), found)

@@ -15,7 +15,6 @@ from dqx_gx.kinds import KINDS, Value
 from dqx_gx.rows import ERRORS, WARNINGS, RowGateError, annotate_rows, split_annotated, split_rows
 from dqx_gx.rows.gate import gated
 from dqx_gx.spark.marks import is_row_level
-from dqx_gx.spark_versions import FOREIGN_KEYS
 from tests.documents import one_table
 
 pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
@@ -179,9 +178,7 @@ def test_marked_rows_equal_each_rules_metric_count(
         if not is_row_level(rule):
             continue
         kind = KINDS[rule.metric.kind]  # type: ignore[union-attr]
-        if rule.metric.reference and not FOREIGN_KEYS.available:  # type: ignore[union-attr]
-            assert (marked.get(rule.name, 0), result.reason) == (0, FOREIGN_KEYS.missing())
-        elif kind.value is Value.ROWS:
+        if kind.value is Value.ROWS:
             count = result.observed
             if "unique" in rule.name or "primary key" in rule.name or "duplicate" in rule.metric.kind:  # type: ignore[union-attr]
                 assert marked.get(rule.name, 0) >= count, rule.name
@@ -213,16 +210,13 @@ def test_marks_equal_hand_written_filters(
         "tags maxItems 2": c("tags").isNotNull() & (F.size("tags") > 2),
         "id minimum 2": c("id").isNotNull() & (c("id") < 2),
         "ship.note has no nulls (required)": c("ship").isNotNull() & c("ship.note").isNull(),
-        "foreign key status → statuses.code": c("status").isNotNull() & ~c("status").isin(STATUSES)
-        if FOREIGN_KEYS.available
-        else F.lit(False),  # PySpark 3.5: the rule fails with the reason, marking no row
+        "foreign key status → statuses.code": c("status").isNotNull() & ~c("status").isin(STATUSES),
     }
     for name, predicate in expected.items():
         assert marked.get(name, 0) == frame.filter(F.coalesce(predicate, F.lit(False))).count(), name
     # duplicates: every member of a repeated key, and every NULL key of a single column
     assert marked["id is unique"] == 4  # id 3 twice, NULL twice
-    if FOREIGN_KEYS.available:
-        assert marked["foreign key status → statuses.code"] == 2  # NEW and gone; a NULL key references nothing
+    assert marked["foreign key status → statuses.code"] == 2  # NEW and gone; a NULL key references nothing
     assert marked.get("status+code unique", 0) == 0
 
 
