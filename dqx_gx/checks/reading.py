@@ -100,6 +100,7 @@ def _raised(check: Any, added: list[CheckNode], exc: Exception) -> CheckRule:
         symbols=(),
         validation=Validation("noop"),
         text=f"{function}(mp, ctx)",
+        readable=f"{function}(mp, ctx)",
         problem=reason,
     )
 
@@ -148,6 +149,7 @@ def _assertion(node: AssertionNode, check: CheckNode, context: _Recording) -> Ch
         symbols=tuple(symbols),
         validation=validation or Validation("noop"),
         text=f"{actual} {shown}",
+        readable=f"{_named(actual, symbols)} {shown}",
         tags=frozenset(node.tags),
         experimental=node.experimental,
         required=node.required,
@@ -156,6 +158,14 @@ def _assertion(node: AssertionNode, check: CheckNode, context: _Recording) -> Ch
         sql=tuple(dict.fromkeys(sql)),
         problem="; ".join(problems) or None,
     )
+
+
+def _named(actual: sp.Expr, symbols: list[MetricSymbol]) -> str:
+    """The expression with each symbol named by its metric (SymPy left from simplifying what it reads)."""
+    names = {m.symbol: m.name if m.lag == 0 else f"lag({m.lag})({m.name})" for m in symbols}
+    with sp.evaluate(False):
+        named = actual.xreplace({s: sp.Symbol(names[str(s)]) for s in actual.free_symbols if str(s) in names})
+    return str(named)
 
 
 def _measurable(metric: MetricSymbol) -> tuple[str | None, list[str]]:

@@ -158,7 +158,10 @@ class CheckRule(RuleInfo):
     symbols: tuple[MetricSymbol, ...]
     validation: Validation
     text: str
-    """dqlib's expression of the assertion: ``x_1/x_2 in [0, 10]``."""
+    """dqlib's expression of the assertion, as its ``AssertionResult`` gives it: ``x_1/x_2 in [0, 10]``."""
+    readable: str
+    """The same with each symbol named by its metric, as reports and data docs show it:
+    ``null_count(status)/num_rows() in [0, 10]`` (a metric of an earlier day: ``lag(1)(average(price))``)."""
     tags: frozenset[str] = frozenset()
     experimental: bool = False
     required: bool = False
@@ -171,7 +174,7 @@ class CheckRule(RuleInfo):
     FAILS with this reason."""
 
     def expression(self) -> str:
-        return self.text
+        return self.readable
 
 
 Rule = MetricRule | TypeRule | ExpectationRule | SqlRule | SkippedRule | CheckRule

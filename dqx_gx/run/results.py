@@ -52,7 +52,7 @@ def rule_results(
 
 
 def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> RuleResult:
-    expression = rule.expression()
+    expression = rule.text if isinstance(rule, CheckRule) else rule.expression()  # dqlib's own, for a check
     expectation_type = None
     marked: int | None = None
     shown: tuple[Detail, ...] = ()
