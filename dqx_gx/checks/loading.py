@@ -116,4 +116,6 @@ def _listed(names: Sequence[str]) -> str:
 
 
 def _what(value: Any) -> str:
-    return f"a {type(value).__name__}" if not callable(value) else "a function without @check"
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    return "a function without @check" if callable(value) else f"a {type(value).__name__}"

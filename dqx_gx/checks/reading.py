@@ -41,11 +41,13 @@ def read_checks(checks: Sequence[DecoratedCheck], *, dataset: str) -> tuple[Chec
     read: list[CheckNode | CheckRule] = []
     for check in checks:
         before = len(root.children)
+        symbols = context.symbols_so_far()
         try:
             check(context.provider, context)
         except Exception as exc:  # the check's own code: one failed result, the other checks unaffected
             added = root.children[before:]
             del root.children[before:]
+            context.forget_symbols_since(symbols)  # the next checks' symbols are numbered as dqlib numbers them
             read.append(_raised(check, added, exc))
             continue
         read.extend(root.children[before:])
@@ -190,6 +192,18 @@ class _Recording(Context):
 
     def assert_that(self, expr: sp.Expr) -> AssertionDraft:
         return _Draft(expr, self)
+
+    def symbols_so_far(self) -> int:
+        """How many symbols dqlib's registry has numbered (its private counter: ``x_1`` … ``x_n``)."""
+        return int(self.provider.registry._curr_index)
+
+    def forget_symbols_since(self, count: int) -> None:
+        """Drop the symbols numbered after ``count`` and number the next ones on from it."""
+        registry = self.provider.registry
+        dropped = [m.symbol for m in registry.metrics if int(str(m.symbol).split("_")[1]) > count]
+        for symbol in dropped:
+            registry.remove(symbol)
+        registry._curr_index = count
 
 
 class _Draft(AssertionDraft):

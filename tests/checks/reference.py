@@ -89,9 +89,11 @@ def assert_same(ours: Sequence[AssertionResult], theirs: Sequence[AssertionResul
         assert type(mine.metric) is type(reference.metric), (where, mine.metric, reference.metric)
         if isinstance(reference.metric, Success):
             assert close(mine.metric.unwrap(), reference.metric.unwrap()), (where, mine.metric, reference.metric)
-        else:
+        else:  # dqlib's words where the formula fails; where a metric has no value, dqx-gx names it and why
             assert isinstance(mine.metric, Failure)
-            assert mine.metric.failure()[0].error_message == reference.metric.failure()[0].error_message, where
+            theirs = reference.metric.failure()[0].error_message
+            if not theirs.startswith("Failed to evaluate symbol(s)"):
+                assert mine.metric.failure()[0].error_message == theirs, where
 
 
 def close(a: float, b: float) -> bool:
