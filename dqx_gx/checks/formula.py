@@ -2,10 +2,10 @@
 
 dqlib asserts on a SymPy expression over its metric symbols (``x_1 / x_2``). A GX suite stores it as
 a JSON tree of SymPy's own parts (``["Mul", ["sym", "x_1"], ["Pow", ["sym", "x_2"], ["int", "-1"]]]``),
-rebuilt part by part (``func(*args)``, which SymPy guarantees gives the same expression), never parsed
-as text: a stored suite cannot make it run code. :func:`evaluate` is dqlib's ``Evaluator.evaluate``:
-the metric values substituted as floats and the result taken to 6 significant digits
-(``sp.N(value, 6)``, about a 32-bit float), so a value is the value dqlib reports.
+rebuilt part by part (``func(*args)`` without simplifying again), never parsed as text: a stored suite
+cannot make it run code. :func:`evaluate` is dqlib's ``Evaluator.evaluate``: the metric values substituted
+as floats and the result taken to 6 significant digits (``sp.N(value, 6)``, about a 32-bit float), so a
+value is the value dqlib reports.
 """
 
 from __future__ import annotations
@@ -74,7 +74,13 @@ def to_tree(expression: sp.Basic) -> Tree:
 
 
 def from_tree(tree: Tree) -> sp.Expr:
-    """The expression a tree of :func:`to_tree` stands for."""
+    """The expression a tree of :func:`to_tree` stands for, part for part (SymPy does not simplify it again: an
+    expression dqlib built in steps may hold what one step would simplify, ``Abs(Abs(x))``)."""
+    with sp.evaluate(False):
+        return _rebuilt(tree)
+
+
+def _rebuilt(tree: Tree) -> sp.Expr:
     tag, *parts = tree
     match tag:
         case "const":
@@ -85,11 +91,13 @@ def from_tree(tree: Tree) -> sp.Expr:
             return sp.Rational(int(parts[0]), int(parts[1]))
         case "float":
             sign, mantissa, exponent, bits, precision = parts
+            if int(mantissa) == 0:  # a float zero: from mpmath's zero SymPy would make the integer 0
+                return sp.Float(0.0, precision=precision)
             return sp.Float(mpmath.mpf((sign, int(mantissa), exponent, bits)), precision=precision)
         case "sym":
             return sp.Symbol(parts[0])
         case _ if tag in FUNCTIONS:
-            return FUNCTIONS[tag](*(from_tree(part) for part in parts))
+            return FUNCTIONS[tag](*(_rebuilt(part) for part in parts))
     raise Unstorable(f"{tag!r} is not a part of an expression dqx-gx stores")
 
 

@@ -280,7 +280,10 @@ class _Ready(AssertionReady):
 
 def datasets_named(checks: Sequence[DecoratedCheck]) -> str:
     """The one dataset the checks' ``@check(datasets=...)`` name (``batch`` when they name none);
-    :class:`ChecksError` when they name several, since the batch is one of them."""
+    :class:`ChecksError` when there are no checks (as dqlib refuses a suite without one) or they name several,
+    since the batch is one of them."""
+    if not checks:
+        raise ChecksError("no checks given: run_checks needs at least one @check function (as dqlib's suite does)")
     named = sorted({name for c in checks for name in (getattr(c, "keywords", None) or {}).get("datasets") or ()})
     if len(named) > 1:
         raise ChecksError(f"the checks name datasets {', '.join(map(repr, named))}: say which the batch is (dataset=)")

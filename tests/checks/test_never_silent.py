@@ -114,3 +114,5 @@ def test_what_dqlib_refuses_is_refused() -> None:
         read_checks([elsewhere], dataset="orders")
     with pytest.raises(ChecksError, match="the checks name datasets 'customers', 'orders': say which"):
         run_checks([first, elsewhere], None)  # type: ignore[arg-type]  # refused before the batch is looked at
+    with pytest.raises(ChecksError, match="no checks given"):
+        run_checks([], None)  # type: ignore[arg-type]
