@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dqx import ops, specs
+from dqx import ops
 from dqx.specs import MetricSpec
 
+from dqx_gx.checks.dqlib_private import rebuilt_spec
 from dqx_gx.rules.hand_written import MetricSymbol
 from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar
 
@@ -97,14 +98,14 @@ def measure_of(op: Any) -> Measure:
 
 def spec_of(symbol: MetricSymbol) -> MetricSpec:
     """A fresh dqlib spec of the symbol's metric (its analyzers unmeasured), rebuilt as dqlib rebuilds the
-    specs it stores (``specs._reconstruct_base_spec``)."""
-    return specs._reconstruct_base_spec(symbol.type, symbol.arguments)
+    specs it stores."""
+    return rebuilt_spec(symbol.type, symbol.arguments)
 
 
 def base_of(symbol: MetricSymbol) -> MetricSymbol:
     """The metric an extended metric (day over day, week over week, stddev) is taken of."""
     arguments = symbol.arguments
-    base = specs._reconstruct_base_spec(arguments["base_metric_type"], arguments["base_parameters"])
+    base = rebuilt_spec(arguments["base_metric_type"], arguments["base_parameters"])
     return symbol_of(base, symbol=symbol.symbol, lag=symbol.lag, dataset=symbol.dataset)
 
 

@@ -11,7 +11,6 @@ that fails with the exception; what dqlib refuses (repeated names, another datas
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -24,6 +23,7 @@ from dqx.orm.repositories import InMemoryMetricDB
 from dqx.tunables import Tunable, TunableSymbol
 from dqx.validator import SuiteValidator
 
+from dqx_gx.checks.dqlib_private import context_of, graph_of, is_decorated, number_from, symbols_numbered
 from dqx_gx.checks.formula import Unstorable, formula_text
 from dqx_gx.checks.measures import EXTENDED, SqlValue, base_of, measures, symbol_of
 from dqx_gx.errors import ChecksError, first_line, warn_contract
@@ -37,29 +37,30 @@ def read_checks(checks: Sequence[DecoratedCheck], *, dataset: str) -> tuple[Chec
     """Every assertion of ``checks`` run on a batch of ``dataset``, in dqlib's order; :class:`ChecksError` for
     what dqlib's ``VerificationSuite`` would refuse."""
     context = _Recording()
-    root = context._graph.root
+    graph = graph_of(context)
+    root = graph.root
     read: list[CheckNode | CheckRule] = []
     for check in checks:
         before = len(root.children)
-        symbols = context.symbols_so_far()
+        symbols = symbols_numbered(context.provider)
         try:
             check(context.provider, context)
         except Exception as exc:  # the check's own code: one failed result, the other checks unaffected
             added = root.children[before:]
             del root.children[before:]
-            context.forget_symbols_since(symbols)  # the next checks' symbols are numbered as dqlib numbers them
+            number_from(context.provider, symbols)  # the next checks' symbols numbered as dqlib numbers them
             read.append(_raised(check, added, exc))
             continue
         read.extend(root.children[before:])
-    report = SuiteValidator().validate(context._graph, context.provider)
+    report = SuiteValidator().validate(graph, context.provider)
     if report.has_errors():
         problems = "; ".join(issue.message for issue in report.errors)
         raise ChecksError(f"the checks cannot run as written (dqlib refuses them too): {problems}")
     try:
-        context._graph.impute_datasets([dataset], context.provider)
+        graph.impute_datasets([dataset], context.provider)
     except DQXError as exc:
         raise ChecksError(f"the checks cannot run on this batch, dataset {dataset!r}: {exc}") from None
-    context.provider.symbol_deduplication(context._graph, ResultKey(dt.date.today(), {}))
+    context.provider.symbol_deduplication(graph, ResultKey(dt.date.today(), {}))
     rules: list[CheckRule] = []
     for item in read:
         if isinstance(item, CheckRule):
@@ -78,10 +79,8 @@ def check_name(check: Any) -> str:
 
 
 def is_check(value: Any) -> bool:
-    """Whether ``value`` is a function made by dqlib's ``@check`` (a partial of dqlib's check builder)."""
-    from dqx import api  # noqa: PLC0415 - its private builder is looked up only here
-
-    return isinstance(value, functools.partial) and value.func is api._create_check
+    """Whether ``value`` is a function made by dqlib's ``@check``."""
+    return is_decorated(value)
 
 
 def _raised(check: Any, added: list[CheckNode], exc: Exception) -> CheckRule:
@@ -193,18 +192,6 @@ class _Recording(Context):
     def assert_that(self, expr: sp.Expr) -> AssertionDraft:
         return _Draft(expr, self)
 
-    def symbols_so_far(self) -> int:
-        """How many symbols dqlib's registry has numbered (its private counter: ``x_1`` … ``x_n``)."""
-        return int(self.provider.registry._curr_index)
-
-    def forget_symbols_since(self, count: int) -> None:
-        """Drop the symbols numbered after ``count`` and number the next ones on from it."""
-        registry = self.provider.registry
-        dropped = [m.symbol for m in registry.metrics if int(str(m.symbol).split("_")[1]) > count]
-        for symbol in dropped:
-            registry.remove(symbol)
-        registry._curr_index = count
-
 
 class _Draft(AssertionDraft):
     def config(self, **options: Any) -> AssertionReady:
@@ -222,7 +209,7 @@ class _Ready(AssertionReady):
     """dqlib's AssertionReady, each validator recorded with its arguments after dqlib has added the node."""
 
     def _record(self, kind: str, tol: float, *bounds: float | Tunable[Any]) -> None:
-        context = cast(_Recording | None, self._context)
+        context = cast(_Recording | None, context_of(self))
         current = context.current_check if context is not None else None
         if context is None or current is None or not current.children:
             return
