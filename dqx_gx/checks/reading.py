@@ -265,13 +265,15 @@ class _Ready(AssertionReady):
         self._record("noop", functions.EPSILON)
 
 
-def datasets_named(checks: Sequence[DecoratedCheck]) -> str:
-    """The one dataset the checks' ``@check(datasets=...)`` name (``batch`` when they name none);
-    :class:`ChecksError` when there are no checks (as dqlib refuses a suite without one) or they name several,
-    since the batch is one of them."""
+def batch_name(checks: Sequence[DecoratedCheck], dataset: str | None) -> str:
+    """The name of the batch the checks run on: ``dataset``, else the one dataset their ``@check(datasets=...)``
+    name (``batch`` when they name none). :class:`ChecksError` when there are no checks (dqlib's suite refuses
+    none too) or, without ``dataset``, when they name several."""
     if not checks:
-        raise ChecksError("no checks given: run_checks needs at least one @check function (as dqlib's suite does)")
+        raise ChecksError("no checks given: give at least one @check function (as dqlib's suite needs one)")
     named = sorted({name for c in checks for name in (getattr(c, "keywords", None) or {}).get("datasets") or ()})
+    if dataset is not None:
+        return dataset
     if len(named) > 1:
         raise ChecksError(f"the checks name datasets {', '.join(map(repr, named))}: say which the batch is (dataset=)")
     return named[0] if named else "batch"

@@ -11,7 +11,7 @@ from dqx.common import AssertionResult, ResultKey
 from great_expectations.core.run_identifier import RunIdentifier
 
 from dqx_gx.checks.history import history_given, store_measured
-from dqx_gx.checks.reading import datasets_named
+from dqx_gx.checks.reading import batch_name
 from dqx_gx.checks.values import history_for
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
@@ -200,9 +200,8 @@ def run_checks(
     is the batch's name, which the checks' ``datasets=`` name (default: the one dataset they name; ``batch``
     when they name none). ``allow_sql`` runs dqlib's ``custom_sql`` metrics (else their assertions are
     SKIPPED); the other options are :func:`run_contract`'s."""
-    name = dataset or datasets_named(checks)
     return run_contract(
-        Contract(name=None, version="", dataset=name, format="checks"),
+        Contract(name=None, version="", dataset=batch_name(checks, dataset), format="checks"),
         dataframe,
         checks=checks,
         now=now,
