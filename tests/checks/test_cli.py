@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 from dqx_gx import run_contract
 from dqx_gx.checks.loading import load_checks
+from dqx_gx.cli import main
 from dqx_gx.contract import load_contracts
 from tests.conftest import EXAMPLES
 from tests.run.test_cli import run
@@ -156,3 +157,21 @@ def test_coverage_lists_the_hand_written_assertions(tmp_path: Path, capsys: pyte
     assert elements["check:by hand/total"]["reason"].startswith("its custom_sql metric runs only when SQL is allowed")
     code, out, _ = run(capsys, "coverage", ORDERS, "--checks", str(checks), "--allow-sql", "--output", "json")
     assert {e["path"]: e["status"] for e in json.loads(out)["elements"]}["check:by hand/total"] == "enforced"
+
+
+@pytest.mark.slow  # plain GX in a fresh interpreter
+def test_a_platform_runs_the_stored_checks_without_their_file(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.platform.test_stored_checkpoints import platform_run  # noqa: PLC0415 - its subprocess helper
+
+    bad = str(EXAMPLES / "orders" / "data" / "bad.parquet")
+    assert main(["translate", ORDERS, "--gx-dir", str(tmp_path), "--checks", CHECKS]) == 0
+    found = platform_run([(tmp_path, "orders_contract.orders_tbl", {"good": Path(GOOD), "bad": Path(bad)})], "UTC")
+    for name, data in (("good", GOOD), ("bad", bad)):
+        _, out, _ = run(capsys, "validate", ORDERS, "--data", data, "--checks", CHECKS, "--output", "json")
+        by_hand = {
+            r["rule_id"]: r["status"] == "PASSED" for r in json.loads(out)["results"] if r["check"] == "Orders by hand"
+        }
+        assert len(by_hand) == 4
+        assert {rule: found["outcomes"][name][rule] for rule in by_hand} == by_hand, name
