@@ -28,6 +28,7 @@ from great_expectations.render.components import RenderedSectionContent
 from great_expectations.render.renderer import SiteIndexPageRenderer, ValidationResultsPageRenderer
 from great_expectations.render.renderer.site_builder import DefaultSiteIndexBuilder
 
+from dqx_gx.actions.outcomes import rule_status
 from dqx_gx.contract.model import Contract
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.run.site_assets import DqxIndexPageView, DqxPageView, copy_site_assets
@@ -54,7 +55,7 @@ def verdict_meta(results: list[Any], skipped: list[dict[str, str]], contract: Co
     failed = [
         (evr.expectation_config.meta or {}).get("dqx", {}).get("severity", "P1")
         for evr in results
-        if not evr.success and evr.expectation_config is not None and not _skipped(evr)
+        if evr.expectation_config is not None and rule_status(evr)[0] == "FAILED"
     ]
     return {
         "contract": contract.check_name,
@@ -67,11 +68,6 @@ def verdict_meta(results: list[Any], skipped: list[dict[str, str]], contract: Co
         "outcome": gate_outcome(failed, len(skipped)),
         "skipped": skipped,
     }
-
-
-def _skipped(evr: Any) -> bool:
-    """A hand-written assertion over a metric of an earlier day the run did not have: in ``skipped``, not failed."""
-    return bool(((evr.result or {}).get("details") or {}).get("skipped"))
 
 
 class DqxValidationResultsPageRenderer(ValidationResultsPageRenderer):
