@@ -14,7 +14,6 @@ from pyspark.sql import SparkSession
 
 from dqx_gx import run_contract
 from dqx_gx.checks.loading import load_checks
-from dqx_gx.cli import main
 from dqx_gx.contract import load_contracts
 from tests.conftest import EXAMPLES
 from tests.run.test_cli import run
@@ -166,7 +165,7 @@ def test_a_platform_runs_the_stored_checks_without_their_file(
     from tests.platform.test_stored_checkpoints import platform_run  # noqa: PLC0415 - its subprocess helper
 
     bad = str(EXAMPLES / "orders" / "data" / "bad.parquet")
-    assert main(["translate", ORDERS, "--gx-dir", str(tmp_path), "--checks", CHECKS]) == 0
+    assert run(capsys, "translate", ORDERS, "--gx-dir", str(tmp_path), "--checks", CHECKS)[0] == 0
     found = platform_run([(tmp_path, "orders_contract.orders_tbl", {"good": Path(GOOD), "bad": Path(bad)})], "UTC")
     for name, data in (("good", GOOD), ("bad", bad)):
         _, out, _ = run(capsys, "validate", ORDERS, "--data", data, "--checks", CHECKS, "--output", "json")
