@@ -18,6 +18,7 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
   python benchmarks/bench.py --only draft --rows 2000000   # dqx-gx draft against one aggregation (draft.py)
   python benchmarks/bench.py --only lanes --rounds 5   # validate in each CI version lane / the default (lanes.py)
   python benchmarks/bench.py --only service       # dqx-gx serve: a warm run against validate, polls (service.py)
+  python benchmarks/bench.py --only checks --rows 2000000  # a contract with 10 hand-written assertions (checks.py)
 """
 
 from __future__ import annotations
@@ -524,6 +525,7 @@ TOPICS = (
     "foreignkey",
     "draft",
     "lanes",
+    "checks",
     "service",
 )
 """Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""

@@ -20,10 +20,10 @@ from dqx_gx.registration import register_with_gx_when_imported
 
 if TYPE_CHECKING:
     from dqx_gx.contract import Contract, load_contracts
-    from dqx_gx.errors import ContractValidationError, ContractWarning, SchemaValidationError
+    from dqx_gx.errors import ChecksError, ContractValidationError, ContractWarning, SchemaValidationError
     from dqx_gx.expectations import expectation_suite
     from dqx_gx.rows import RowGateError, annotate_rows, split_rows
-    from dqx_gx.run import ContractRun, RuleResult, run_contract
+    from dqx_gx.run import ContractRun, RuleResult, run_checks, run_contract
     from dqx_gx.sources.choices import SourceError
     from dqx_gx.sources.reader import read_data, read_references
     from dqx_gx.stream import BatchVerdict, gate_each_batch
@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 _WHERE = {
     "Contract": "dqx_gx.contract",
     "load_contracts": "dqx_gx.contract",
+    "ChecksError": "dqx_gx.errors",
     "ContractValidationError": "dqx_gx.errors",
     "ContractWarning": "dqx_gx.errors",
     "SchemaValidationError": "dqx_gx.errors",
     "expectation_suite": "dqx_gx.expectations",
     "ContractRun": "dqx_gx.run",
     "RuleResult": "dqx_gx.run",
+    "run_checks": "dqx_gx.run",
     "run_contract": "dqx_gx.run",
     "annotate_rows": "dqx_gx.rows",
     "split_rows": "dqx_gx.rows",
@@ -50,6 +52,7 @@ _WHERE = {
 
 __all__ = [
     "BatchVerdict",
+    "ChecksError",
     "Contract",
     "ContractRun",
     "ContractValidationError",
@@ -64,6 +67,7 @@ __all__ = [
     "load_contracts",
     "read_data",
     "read_references",
+    "run_checks",
     "run_contract",
     "split_rows",
 ]

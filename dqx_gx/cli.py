@@ -53,12 +53,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
-    from dqx_gx.errors import ContractValidationError, SchemaValidationError
+    from dqx_gx.errors import ChecksError, ContractValidationError, SchemaValidationError
 
     try:
         code: int = args.handler(args)
         return code
     except (
+        ChecksError,
         ContractValidationError,
         SchemaValidationError,
         InputError,
@@ -119,7 +120,7 @@ def _validate(args: argparse.Namespace) -> int:
     notes: list[str] | None = None if args.verbose else []  # the contracts' warnings, summed up in one line
     with _reported_warnings(args.verbose, into=notes):
         documents = [load_contracts(path) for path in args.contracts]
-    contracts = [_choose(document, args.schema) for document in documents]
+        contracts = with_checks([_choose(document, args.schema) for document in documents], args.checks)
     given = _parse_pairs(args.reference, "--reference")
     _check_references(contracts, given)
     sources = _locate_inputs(contracts, documents, given, args)
@@ -230,6 +231,7 @@ def _translate(args: argparse.Namespace) -> int:
             chosen = chosen_contracts(load_contracts(document), args.schema)
             if not chosen:
                 raise InputError(f"{source}: the contract declares no schema objects; nothing to translate")
+            chosen = list(zip([i for i, _ in chosen], with_checks([c for _, c in chosen], args.checks), strict=True))
             for index, contract in chosen:
                 build = build_suite(contract, allow_sql=args.allow_sql)
                 covered = contract_coverage(
@@ -295,6 +297,21 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 # --- helpers ------------------------------------------------------------------------------------------
+
+
+def with_checks(contracts: list[Contract], references: list[str] | None) -> list[Contract]:
+    """Each contract with the hand-written checks of ``--checks`` for its dataset (ChecksError for a check that
+    fits none). Imports dqlib only when checks are given."""
+    if not references:
+        return contracts
+    from dqx_gx.checks.loading import checks_for, load_checks, unmatched
+
+    checks = [check for reference in references for check in load_checks(reference)]
+    unmatched(checks, [contract.dataset for contract in contracts])
+    return [
+        contract.with_checks(mine) if (mine := checks_for(contract.dataset, checks)) else contract
+        for contract in contracts
+    ]
 
 
 def _choose(contracts: list[Contract], schema: str | None) -> Contract:
@@ -716,11 +733,20 @@ def _notify_target(text: str) -> Target:
 
 
 def _allow_sql(command: argparse.ArgumentParser, verb: str) -> None:
+    """``--allow-sql`` and ``--checks``: what a run or a suite adds to the contract's rules when asked."""
     command.add_argument(
         "--allow-sql",
         action="store_true",
-        help=f"{verb} the contract's type: sql rules (each must be a single read-only SELECT over the batch); "
-        "off by default",
+        help=f"{verb} the contract's type: sql rules (each must be a single read-only SELECT over the batch) and "
+        "the checks' custom_sql metrics; off by default",
+    )
+    command.add_argument(
+        "--checks",
+        action="append",
+        metavar="MODULE_OR_FILE[:NAME]",
+        help=f"{verb} the hand-written DQX checks (dqlib @check functions) of a Python file or module beside "
+        "the contract's rules: every @check it defines, or the one (or list) NAME names; each goes to the "
+        "contract of the dataset its datasets= names (repeatable)",
     )
 
 

@@ -59,6 +59,13 @@ class SchemaValidationError(_DqxSchemaError):
     """The data does not have the schema the contract declares (strict mode only)."""
 
 
+class ChecksError(ValueError):
+    """Hand-written DQX checks that cannot run as given: what dqlib's ``VerificationSuite`` refuses too (two
+    checks of one name, two assertions of one name in a check, a check or metric of a dataset other than the
+    batch's), or a ``--checks`` module or name that holds none. The message names the check and what to change.
+    """
+
+
 class ContractWarning(_DqxContractWarning):
     """A non-fatal problem: a rule that cannot run, a deprecated form, a doubtful value.
 

@@ -34,8 +34,9 @@ def _table(run: ContractRun) -> str:
     notes: dict[int, str] = {}
     for result in run.rule_results:
         a = result.assertion
-        rows.append((a.status, a.severity, a.assertion, _observed_text(result.observed), a.expression or ""))
-        if result.reason and result.reason not in (a.expression or ""):
+        expression = result.rule.expression()  # a hand-written assertion's metrics by name, not dqlib's x_1
+        rows.append((a.status, a.severity, a.assertion, _observed_text(result.observed), expression))
+        if result.reason and result.reason not in expression:
             notes[len(rows) - 1] = result.reason
     widths = [min(max(len(row[i]) for row in rows), cap) for i, cap in enumerate((7, 3, 48, 14, 200))]
     indent = " " * (widths[0] + widths[1] + 4)
@@ -177,7 +178,8 @@ def _junit_suite(run: ContractRun) -> ET.Element:
     for result in run.rule_results:
         a = result.assertion
         case = ET.SubElement(suite, "testcase", classname=a.suite, name=a.assertion)
-        detail = f"[{a.severity}] {a.expression} — observed: {_observed_text(result.observed)}"
+        expression = result.rule.expression()
+        detail = f"[{a.severity}] {expression} — observed: {_observed_text(result.observed)}"
         if result.reason:
             detail += f"\n{result.reason}"
         if marked := _marked_text(result):
@@ -186,7 +188,7 @@ def _junit_suite(run: ContractRun) -> ET.Element:
             f"\n{'  ' if k else ''}{line}" for shown in result.details for k, line in enumerate(_detail_lines(shown))
         )
         if a.status == "FAILED":
-            message = result.reason or f"{a.expression} (observed {_observed_text(result.observed)})"
+            message = result.reason or f"{expression} (observed {_observed_text(result.observed)})"
             ET.SubElement(case, "failure", message=message, type=a.severity).text = detail
         elif a.status == "SKIPPED":
             ET.SubElement(case, "skipped", message=result.reason or "skipped")

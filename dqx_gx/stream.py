@@ -9,7 +9,7 @@ on the micro-batch (its verdict kept per batch id) and writes its valid and quar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,8 @@ from dqx_gx.run.artifacts import ephemeral_context
 from dqx_gx.run.runner import ContractRun, run_contract
 
 if TYPE_CHECKING:
+    from dqx.api import DecoratedCheck
+    from dqx.orm.repositories import MetricDB
     from great_expectations.data_context import AbstractDataContext
     from pyspark.sql import DataFrame
 
@@ -63,6 +65,7 @@ class BatchGate:
     allow_sql: bool = False
     samples: int = DEFAULT_SAMPLES
     references: References = field(default_factory=dict)
+    db: MetricDB | None = None
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         """Run the contract on ``batch``, report the verdict, then write its valid and quarantined rows."""
@@ -91,6 +94,7 @@ class BatchGate:
             allow_sql=self.allow_sql,
             samples=self.samples,
             references=self.references,
+            db=self.db,
         )
         if self.on_verdict is not None:
             self.on_verdict(BatchVerdict(batch_id, run))
@@ -108,6 +112,8 @@ def gate_each_batch(
     allow_sql: bool = False,
     samples: int = DEFAULT_SAMPLES,
     references: References | None = None,
+    checks: Sequence[DecoratedCheck] = (),
+    db: MetricDB | None = None,
 ) -> BatchGate:
     """The function to give ``foreachBatch``: each micro-batch is gated as a batch of its own.
 
@@ -122,11 +128,13 @@ def gate_each_batch(
     before anything of that batch is written; Spark then runs the batch again when the query
     restarts. ``context`` is the GX context every batch's run is added to (default: one ephemeral
     context for the stream, which stores no validation results: each batch's is its verdict's
-    ``run.checkpoint_result``); ``allow_sql``, ``samples`` and ``references`` (static DataFrames the
-    foreign keys refer to) are :func:`~dqx_gx.run_contract`'s.
+    ``run.checkpoint_result``); ``allow_sql``, ``samples``, ``references`` (static DataFrames the
+    foreign keys refer to) and ``db`` are :func:`~dqx_gx.run_contract`'s. ``checks`` (hand-written DQX check
+    functions) are read once, here, and run on every micro-batch with the contract's rules: a failing P0
+    assertion rejects the batch.
     """
     return BatchGate(
-        contract,
+        contract.with_checks(checks) if checks else contract,
         valid=valid,
         quarantine=quarantine,
         on_verdict=on_verdict,
@@ -135,4 +143,5 @@ def gate_each_batch(
         allow_sql=allow_sql,
         samples=samples,
         references=dict(references or {}),
+        db=db,
     )

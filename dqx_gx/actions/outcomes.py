@@ -14,7 +14,7 @@ from typing import Any, Literal
 from dqx_gx.errors import first_line
 from dqx_gx.rules.severity import DEFAULT_SEVERITY, Outcome, gate_outcome
 
-Status = Literal["PASSED", "FAILED"]
+Status = Literal["PASSED", "FAILED", "SKIPPED"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class RuleOutcome:
     severity: str
     status: Status
     reason: str | None
-    """Why it failed without a comparison (GX could not evaluate it, a column is missing, ...)."""
+    """Why it failed without a comparison (GX could not evaluate it, a column is missing, ...), or was skipped."""
     observed: Any
     dqx: Mapping[str, Any]
     """The expectation's ``meta.dqx``: rule id, expression, contract, dimension, ..."""
@@ -34,11 +34,15 @@ class RuleOutcome:
 
 
 def rule_status(evr: Any) -> tuple[Status, str | None]:
-    """An expectation result's dqx-gx status, and the reason when it failed without a comparison."""
+    """An expectation result's dqx-gx status, and the reason when it failed without a comparison or was
+    skipped (a hand-written assertion over a metric of an earlier day the run does not have, SPEC §10)."""
     raised = _exception_message(evr.exception_info)
     if raised is not None:
         return "FAILED", f"GX could not evaluate the rule: {raised}"
-    failure = ((evr.result or {}).get("details") or {}).get("failure")
+    details = (evr.result or {}).get("details") or {}
+    if details.get("skipped"):
+        return "SKIPPED", str(details["skipped"])
+    failure = details.get("failure")
     if failure:
         return "FAILED", str(failure)
     return ("PASSED" if evr.success else "FAILED"), None
@@ -61,8 +65,12 @@ def rule_outcomes(suite_result: Any) -> list[RuleOutcome]:
 
 
 def verdict(outcomes: Iterable[RuleOutcome], skipped: int) -> Outcome:
-    """The gate's verdict of a run (SPEC §5): from the severities of its failed rules and the rules skipped."""
-    return gate_outcome((o.severity for o in outcomes if o.status == "FAILED"), skipped)
+    """The gate's verdict of a run (SPEC §5): from the severities of its failed rules and the rules skipped
+    (``skipped`` before the run, and those its results say were)."""
+    found = list(outcomes)
+    return gate_outcome(
+        (o.severity for o in found if o.status == "FAILED"), skipped + sum(o.status == "SKIPPED" for o in found)
+    )
 
 
 def _exception_message(info: Any) -> str | None:

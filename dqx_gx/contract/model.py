@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from dqx_gx.contract.servers import Server
-from dqx_gx.errors import warn_contract
+from dqx_gx.errors import ChecksError, warn_contract
 from dqx_gx.kinds import Scalar
-from dqx_gx.rules.rule import MetricRule, Rule, SkippedRule
+from dqx_gx.rules.rule import CheckRule, MetricRule, Rule, SkippedRule
+
+if TYPE_CHECKING:
+    from dqx.api import DecoratedCheck
+
+    from dqx_gx.checks.from_contract import ContractChecks
 
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """A contract source: a path, YAML text, or an already parsed mapping."""
@@ -93,7 +99,8 @@ class Contract:
     name: str | None
     version: str
     dataset: str
-    format: Literal["odcs", "native", "thesis"]
+    format: Literal["odcs", "native", "thesis", "checks"]
+    """The document's format; ``checks``: no document, the hand-written checks of :func:`~dqx_gx.run_checks`."""
     schema_name: str | None = None
     """The ODCS ``schema[]`` object's ``name`` (``dataset`` prefers its ``physicalName``)."""
     api_version: str | None = None
@@ -161,6 +168,32 @@ class Contract:
     def property(self, name: str) -> Property | None:
         """The top-level property called ``name``, if declared."""
         return next((p for p in self.properties if p.name == name), None)
+
+    def with_checks(self, checks: Sequence[DecoratedCheck]) -> Contract:
+        """This contract with the assertions of hand-written DQX checks (dqlib's ``@check`` functions) as rules
+        beside its own (SPEC §10): a run, its suite and its verdict hold both. Each check function is called
+        now, with dqlib's own ``MetricProvider`` and ``Context``; one that raises becomes one FAILED rule
+        naming it and the exception. :class:`~dqx_gx.errors.ChecksError` for what dqlib's
+        ``VerificationSuite`` would refuse: two checks of one name, two assertions of one name in a check, a
+        check or metric of a dataset other than this contract's."""
+        from dqx_gx.checks.reading import read_checks  # noqa: PLC0415 - dqlib is imported only for checks
+
+        added = read_checks(checks, dataset=self.dataset)
+        known = {rule.id for rule in self.rules}
+        repeated = sorted({rule.check for rule in added if isinstance(rule, CheckRule) and rule.id in known})
+        if repeated:
+            raise ChecksError(f"the contract already holds the assertions of check(s) {', '.join(map(repr, repeated))}")
+        return dataclasses.replace(self, rules=(*self.rules, *added))
+
+    def to_checks(self) -> ContractChecks:
+        """The contract's rules as dqlib check functions (one ``@check`` named :attr:`check_name`, for
+        :attr:`dataset`), to run with dqlib's ``VerificationSuite`` beside hand-written ones, or with
+        :func:`~dqx_gx.run_checks`: each gives the values, statuses and severities ``run_contract`` gives. Rules
+        that dqlib's ``MetricProvider`` cannot state are left out, each named with why in the list's
+        ``left_out`` and in a :class:`~dqx_gx.errors.ContractWarning`."""
+        from dqx_gx.checks.from_contract import contract_checks  # noqa: PLC0415 - dqlib is imported only here
+
+        return contract_checks(self.rules, name=self.check_name, dataset=self.dataset)
 
 
 def sensitive_columns(properties: tuple[Property, ...]) -> frozenset[str]:

@@ -35,6 +35,12 @@ def add_command(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
         "--allow-sql", action="store_true", help="as validate --allow-sql: type: sql rules count as enforced"
     )
     command.add_argument(
+        "--checks",
+        action="append",
+        metavar="MODULE_OR_FILE[:NAME]",
+        help="as validate --checks: list the hand-written assertions too (loading them imports dqlib; repeatable)",
+    )
+    command.add_argument(
         "--reference",
         action="append",
         metavar="NAME[=PATH]",
@@ -45,7 +51,7 @@ def add_command(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported when run, as cli.py does: registering the command must not slow every other one.
-    from dqx_gx.cli import _check_references, _reported_warnings  # noqa: PLC0415 - cli.py imports this module
+    from dqx_gx.cli import _check_references, _reported_warnings, with_checks  # noqa: PLC0415 - cli.py imports it
     from dqx_gx.contract import load_contracts, read_document  # noqa: PLC0415
     from dqx_gx.coverage import chosen_contracts, contract_coverage  # noqa: PLC0415
 
@@ -54,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         document = read_document(args.contract)
         contracts = load_contracts(document)
     chosen = chosen_contracts(contracts, args.schema)
+    with _reported_warnings(args.verbose):
+        chosen = list(zip([i for i, _ in chosen], with_checks([c for _, c in chosen], args.checks), strict=True))
     _check_references([contract for _, contract in chosen], given)
     report = contract_coverage(document, chosen, allow_sql=args.allow_sql, references=set(given), not_built={})
     if args.output == "json":

@@ -20,7 +20,7 @@ from dqx_gx.coverage.places import Place, Status, native_places, odcs_places, th
 from dqx_gx.errors import ContractValidationError
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.opt_in import opted_out
-from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
+from dqx_gx.rules.rule import CheckRule, ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 
 __all__ = ["Check", "Coverage", "Element", "Status", "chosen_contracts", "contract_coverage", "coverage"]
 
@@ -28,6 +28,8 @@ COLUMN_TYPE_EXPECTATION = "expect_dqx_column_type"
 """The expectation type of a type rule (``ExpectDqxColumnType``, named by GX from its class)."""
 SQL_EXPECTATION = "expect_dqx_sql_value"
 """The expectation type of a ``type: sql`` rule (``ExpectDqxSqlValue``)."""
+CHECK_EXPECTATION = "expect_dqx_check_assertion"
+"""The expectation type of a hand-written assertion (``ExpectDqxCheckAssertion``)."""
 
 
 @dataclass(frozen=True)
@@ -132,9 +134,16 @@ def contract_coverage(
     def outcome(rule: Rule) -> str | None:
         if isinstance(rule, SkippedRule):
             return rule.reason
+        if isinstance(rule, CheckRule) and rule.problem:
+            return rule.problem
         return not_built.get(rule.id) or opted_out(rule, allow_sql=allow_sql, references=references)
 
-    return Coverage(document.origin, tuple(_joined(list(places), rules, outcome)))
+    elements = list(_joined(list(places), rules, outcome))
+    for rule in rules:  # a hand-written assertion is no element of the document: listed after them, by its check
+        if isinstance(rule, CheckRule):
+            place = Place(f"check:{rule.check}/{rule.name}", rule.name, Status.SKIPPED)
+            elements.append(_element(place, [rule], outcome))
+    return Coverage(document.origin, tuple(elements))
 
 
 def chosen_contracts(contracts: list[Contract], schema: str | None) -> list[tuple[int, Contract]]:
@@ -189,6 +198,8 @@ def expectation_type(rule: Rule) -> str:
             return COLUMN_TYPE_EXPECTATION
         case SqlRule():
             return SQL_EXPECTATION
+        case CheckRule():
+            return CHECK_EXPECTATION
         case ExpectationRule():
             return rule.expectation_type
         case MetricRule():

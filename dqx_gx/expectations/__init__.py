@@ -7,7 +7,7 @@ after that import.
 """
 
 import dqx_gx.actions  # noqa: F401  registers the alert and DataHub action types
-from dqx_gx.expectations import catalog, guard, metrics
+from dqx_gx.expectations import catalog, checks, guard, metrics
 from dqx_gx.expectations.moment import NOW_EXPRESSION, measured_at
 from dqx_gx.expectations.suite import SuiteBuild, build_suite, expectation_suite, suite_name
 
@@ -16,6 +16,7 @@ __all__ = [
     "SuiteBuild",
     "build_suite",
     "catalog",
+    "checks",
     "expectation_suite",
     "guard",
     "measured_at",

@@ -85,6 +85,11 @@ class DqxExpectation(BatchExpectation):
         """Metric name → value kwargs this expectation reads (the batch schema is always added)."""
         raise NotImplementedError
 
+    def metrics_read(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """What :meth:`observe` finds each metric under → the metric's name and value kwargs: by default each
+        of :meth:`metrics_needed` under its own name (one metric of a name at most)."""
+        return {name: (name, value_kwargs) for name, value_kwargs in self.metrics_needed().items()}
+
     def observe(self, metrics: dict[str, Any]) -> Observation:
         raise NotImplementedError
 
@@ -102,9 +107,9 @@ class DqxExpectation(BatchExpectation):
         # The table domain of every dqx metric (TableMetricProvider.domain_keys), built directly:
         # GX's get_metric_kwargs would rebuild this expectation's configuration for each metric.
         domain = IDDict({"batch_id": self.batch_id, "table": None, "row_condition": None, "condition_parser": None})
-        for name, value_kwargs in {BATCH_SCHEMA: {}, **self.metrics_needed()}.items():
+        for key, (name, value_kwargs) in {BATCH_SCHEMA: (BATCH_SCHEMA, {}), **self.metrics_read()}.items():
             dependencies.set_metric_configuration(
-                name, MetricConfiguration(name, metric_domain_kwargs=domain, metric_value_kwargs=value_kwargs)
+                key, MetricConfiguration(name, metric_domain_kwargs=domain, metric_value_kwargs=value_kwargs)
             )
         return dependencies
 

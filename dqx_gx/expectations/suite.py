@@ -25,10 +25,11 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
 from dqx_gx.expectations import catalog
 from dqx_gx.expectations.catalog import EXPECTATIONS
+from dqx_gx.expectations.checks import check_expectation, reads_values
 from dqx_gx.expectations.moment import NOW_EXPRESSION
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.opt_in import opted_out
-from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
+from dqx_gx.rules.rule import CheckRule, ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
 from dqx_gx.rules.sql_guard import checked_query, unfilled_placeholder, unfilled_reason
 from dqx_gx.rules.threshold import Threshold
 
@@ -114,6 +115,8 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
     if isinstance(rule, ExpectationRule):
         return _native_expectation(rule, common)
     common["rule"] = rule.name
+    if isinstance(rule, CheckRule):
+        return check_expectation(rule, common, batch_names=[n for n in (contract.dataset, contract.schema_name) if n])
     if isinstance(rule, SqlRule):
         placeholder = unfilled_placeholder(rule.query, rule.column)
         if placeholder is not None:
@@ -172,6 +175,10 @@ def _rule_meta(rule: Rule, contract: Contract) -> dict[str, Any]:
     if isinstance(rule, MetricRule):
         meta["metric"] = rule.metric.kind.value
         if kind_of(rule.metric).shows_values and set(rule.metric.columns) & contract.sensitive_columns:
+            meta["sensitive"] = True
+    if isinstance(rule, CheckRule):
+        meta["check"] = rule.check
+        if reads_values(rule, contract.sensitive_columns):
             meta["sensitive"] = True
     if isinstance(rule, MetricRule | SqlRule) and rule.threshold is not None:
         value = rule.threshold.value

@@ -15,6 +15,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from dqx_gx.rules.hand_written import MetricSymbol, Validation
 from dqx_gx.rules.metric import Metric, describe
 from dqx_gx.rules.threshold import Threshold
 
@@ -38,6 +39,8 @@ class RuleOrigin(StrEnum):
     SQL = "sql"
     CUSTOM = "custom"
     """A custom rule for an engine this project does not run."""
+    CHECK = "check"
+    """An assertion of a hand-written DQX check function (dqlib's ``@check``), run beside the contract's."""
 
 
 class SchemaCheck(StrEnum):
@@ -140,7 +143,41 @@ class SkippedRule(RuleInfo):
         return f"skipped: {self.reason}"
 
 
-Rule = MetricRule | TypeRule | ExpectationRule | SqlRule | SkippedRule
+@dataclass(frozen=True, kw_only=True)
+class CheckRule(RuleInfo):
+    """An assertion of a DQX check function (dqlib's ``@check``): a formula over dqlib metrics and a validator.
+
+    Its result names its own check (``check``), not the contract's, and carries dqlib's tags and flags, as
+    dqlib's ``collect_results()`` would (SPEC §10).
+    """
+
+    check: str
+    """The name of the check function's ``@check``."""
+    formula: str
+    """The asserted expression over :attr:`symbols`, as JSON text (:mod:`dqx_gx.checks.formula`)."""
+    symbols: tuple[MetricSymbol, ...]
+    validation: Validation
+    text: str
+    """dqlib's expression of the assertion, as its ``AssertionResult`` gives it: ``x_1/x_2 in [0, 10]``."""
+    readable: str
+    """The same with each symbol named by its metric, as reports and data docs show it:
+    ``null_count(status)/num_rows() in [0, 10]`` (a metric of an earlier day: ``lag(1)(average(price))``)."""
+    tags: frozenset[str] = frozenset()
+    experimental: bool = False
+    required: bool = False
+    cost_fp: float | None = None
+    cost_fn: float | None = None
+    sql: tuple[str, ...] = ()
+    """The SQL expressions of its ``custom_sql`` metrics, which run only when SQL is allowed (SPEC §8)."""
+    problem: str | None = None
+    """Why the assertion cannot be evaluated (its check function raised, it uses what cannot be stored): it
+    FAILS with this reason."""
+
+    def expression(self) -> str:
+        return self.readable
+
+
+Rule = MetricRule | TypeRule | ExpectationRule | SqlRule | SkippedRule | CheckRule
 
 
 def unique_names(rules: Iterable[Rule]) -> tuple[Rule, ...]:

@@ -28,6 +28,7 @@ from great_expectations.render.components import RenderedSectionContent
 from great_expectations.render.renderer import SiteIndexPageRenderer, ValidationResultsPageRenderer
 from great_expectations.render.renderer.site_builder import DefaultSiteIndexBuilder
 
+from dqx_gx.actions.outcomes import rule_status
 from dqx_gx.contract.model import Contract
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.run.site_assets import DqxIndexPageView, DqxPageView, copy_site_assets
@@ -54,7 +55,7 @@ def verdict_meta(results: list[Any], skipped: list[dict[str, str]], contract: Co
     failed = [
         (evr.expectation_config.meta or {}).get("dqx", {}).get("severity", "P1")
         for evr in results
-        if not evr.success and evr.expectation_config is not None
+        if evr.expectation_config is not None and rule_status(evr)[0] == "FAILED"
     ]
     return {
         "contract": contract.check_name,

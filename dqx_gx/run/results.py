@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from dqx_gx.actions.outcomes import rule_status
 from dqx_gx.contract.model import Contract
 from dqx_gx.expectations.suite import rule_id
 from dqx_gx.rules.details import TABLES, Detail
-from dqx_gx.rules.rule import ExpectationRule, Rule, TypeRule
+from dqx_gx.rules.rule import CheckRule, ExpectationRule, Rule, TypeRule
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def rule_results(
 
 
 def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> RuleResult:
-    expression = rule.expression()
+    expression = rule.text if isinstance(rule, CheckRule) else rule.expression()  # dqlib's own, for a check
     expectation_type = None
     marked: int | None = None
     shown: tuple[Detail, ...] = ()
@@ -80,6 +81,16 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         tags=dict(where.key.tags),
         assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
     )
+    if isinstance(rule, CheckRule):  # as dqlib's collect_results() gives it (SPEC §10)
+        assertion = dataclasses.replace(
+            assertion,
+            check=rule.check,
+            assertion_tags=rule.tags,
+            experimental=rule.experimental,
+            required=rule.required,
+            cost_fp=rule.cost_fp,
+            cost_fn=rule.cost_fn,
+        )
     return RuleResult(rule, assertion, observed, reason, expectation_type, marked, shown)
 
 

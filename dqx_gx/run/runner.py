@@ -10,8 +10,12 @@ from typing import TYPE_CHECKING, Any
 from dqx.common import AssertionResult, ResultKey
 from great_expectations.core.run_identifier import RunIdentifier
 
+from dqx_gx.checks.history import history_given, store_measured
+from dqx_gx.checks.reading import batch_name
+from dqx_gx.checks.values import history_for
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
+from dqx_gx.expectations.checks import measured_in
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes, held_for_record, just_installed, run_actions
@@ -29,6 +33,8 @@ from dqx_gx.spark.samples import failed_row_samples
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
+    from dqx.api import DecoratedCheck
+    from dqx.orm.repositories import MetricDB
     from great_expectations.checkpoint.checkpoint import CheckpointResult
     from great_expectations.data_context import AbstractDataContext
     from pyspark.sql import DataFrame
@@ -85,6 +91,8 @@ def run_contract(
     references: References | None = None,
     notify: Sequence[str | Target] = (),
     notify_on: NotifyOn = "rejected",
+    checks: Sequence[DecoratedCheck] = (),
+    db: MetricDB | None = None,
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
@@ -109,9 +117,14 @@ def run_contract(
     ``,token=env:NAME,platform=P,dataset=NAME,env=ENV,instance=I``) publishes every run's results to DataHub
     (the ``dqx-gx[datahub]`` extra). What is not delivered is a ``NotDelivered`` warning and a line of the
     run's ``warnings``; the verdict is unchanged.
+    ``checks`` are hand-written DQX checks (dqlib's ``@check`` functions) run in the same checkpoint
+    (:meth:`Contract.with_checks <dqx_gx.contract.model.Contract.with_checks>`): one result list, one verdict.
+    ``db`` is a dqlib ``MetricDB`` their metrics of earlier days are read from, and today's are stored in.
 
     The caller's DataFrame is neither cached nor modified.
     """
+    if checks:
+        contract = contract.with_checks(checks)
     moment = run_moment(now)
     targets = [t if isinstance(t, Target) else parse_target(t) for t in notify]
     require_plugins(targets)
@@ -133,6 +146,7 @@ def run_contract(
         references_given(references),
         case_rule_read(dataframe.sparkSession),
         measured_at(moment),
+        history_given(history_for(contract.rules, db, key)),
         just_installed(artifacts.checkpoint),
         held_for_record(artifacts.checkpoint),
     ):
@@ -140,6 +154,8 @@ def run_contract(
     try:
         evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
         results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)
+        if db is not None:
+            store_measured(db, key, measured_in(evrs))
         failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
         found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
         results = tuple(
@@ -164,6 +180,37 @@ def run_contract(
     if strict_schema:
         _require_no_nulls(run)
     return run
+
+
+def run_checks(
+    checks: Sequence[DecoratedCheck],
+    dataframe: DataFrame,
+    *,
+    dataset: str | None = None,
+    now: datetime | date | str | None = None,
+    key: ResultKey | None = None,
+    db: MetricDB | None = None,
+    context: AbstractDataContext | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    allow_sql: bool = False,
+) -> ContractRun:
+    """Run DQX check functions (dqlib's ``@check``: hand-written ones, ``Contract.to_checks()``'s, or both) on
+    ``dataframe`` through a GX checkpoint on Spark, as :func:`run_contract` runs a contract's rules: the
+    ``results`` are dqlib's ``VerificationSuite.collect_results()`` on the same data (SPEC §10). ``dataset``
+    is the batch's name, which the checks' ``datasets=`` name (default: the one dataset they name; ``batch``
+    when they name none). ``allow_sql`` runs dqlib's ``custom_sql`` metrics (else their assertions are
+    SKIPPED); the other options are :func:`run_contract`'s."""
+    return run_contract(
+        Contract(name=None, version="", dataset=batch_name(checks, dataset), format="checks"),
+        dataframe,
+        checks=checks,
+        now=now,
+        key=key,
+        db=db,
+        context=context,
+        samples=samples,
+        allow_sql=allow_sql,
+    )
 
 
 def _complete(

@@ -1,0 +1,165 @@
+"""A contract's rules as a dqlib check function (``Contract.to_checks()``, seed 001's "composable" contract).
+
+Each rule whose metric dqlib's ``MetricProvider`` states becomes one assertion of one ``@check`` named after
+the contract, for its dataset: the metric (SPEC §3's definitions written with dqlib's metrics: invalid values
+are ``num_rows() - count_values(c, valid)``, a percentage ``100 * count / num_rows()``), its severity, and
+its operator as dqlib's validator with the rule's tolerance (``mustBeLessOrEqualTo`` → ``is_leq``; no
+operator → ``noop``). So dqlib's ``VerificationSuite`` running them on DuckDB gives the values, statuses and
+severities ``run_contract`` gives on Spark. A rule dqlib cannot state is left out, not approximated: it is
+named, with why, in :attr:`ContractChecks.left_out` and in a ContractWarning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import sympy as sp
+from dqx import specs
+from dqx.api import AssertionReady, Context, DecoratedCheck, check
+from dqx.provider import MetricProvider
+
+from dqx_gx.errors import warn_contract
+from dqx_gx.rules.metric import ConstraintKind, Metric, MetricKind, Scalar, Scale
+from dqx_gx.rules.rule import CheckRule, MetricRule, Rule, SkippedRule
+from dqx_gx.rules.threshold import Operator, Threshold
+
+Stated = Callable[[MetricProvider], sp.Expr]
+
+
+class ContractChecks(list[DecoratedCheck]):
+    """The check functions of a contract (a plain list), and the rules left out with why."""
+
+    def __init__(self, checks: Iterable[DecoratedCheck], left_out: tuple[tuple[Rule, str], ...]) -> None:
+        super().__init__(checks)
+        self.left_out = left_out
+        """Each rule dqlib's ``MetricProvider`` cannot state, with the reason."""
+
+
+def contract_checks(rules: Iterable[Rule], *, name: str, dataset: str) -> ContractChecks:
+    """One ``@check`` (named ``name``, for ``dataset``) holding an assertion per rule dqlib can state."""
+    stated: list[tuple[MetricRule, Stated]] = []
+    left_out: list[tuple[Rule, str]] = []
+    for rule in rules:
+        found = _stated(rule)
+        if isinstance(found, str):
+            warn_contract(f"Rule '{rule.name}' ({rule.id}): to_checks() leaves it out: {found}", stacklevel=3)
+            left_out.append((rule, found))
+        else:
+            assert isinstance(rule, MetricRule)
+            stated.append((rule, found))
+
+    def contract(mp: MetricProvider, ctx: Context) -> None:
+        for rule, metric in stated:
+            ready = ctx.assert_that(metric(mp)).config(name=rule.name, severity=rule.severity)
+            _validate(ready, rule.threshold)
+
+    contract.__name__ = contract.__qualname__ = f"contract_{dataset}"
+    checks = [check(name=name, datasets=[dataset])(contract)] if stated else []
+    return ContractChecks(checks, tuple(left_out))
+
+
+def _validate(ready: AssertionReady, threshold: Threshold | None) -> None:
+    """dqlib's validator of an operator (SPEC §3), with the rule's tolerance."""
+    if threshold is None:
+        ready.noop()
+        return
+    tol = threshold.tolerance
+    if isinstance(threshold.value, tuple):
+        low, high = threshold.value
+        between = ready.is_between if threshold.operator is Operator.BETWEEN else ready.is_not_between
+        between(low, high, tol)
+        return
+    compare: dict[Operator, Callable[[float, float], None]] = {
+        Operator.MUST_BE: ready.is_eq,
+        Operator.MUST_NOT_BE: ready.is_neq,
+        Operator.GREATER_THAN: ready.is_gt,
+        Operator.GREATER_OR_EQUAL: ready.is_geq,
+        Operator.LESS_THAN: ready.is_lt,
+        Operator.LESS_OR_EQUAL: ready.is_leq,
+    }
+    compare[threshold.operator](threshold.value, tol)
+
+
+def _stated(rule: Rule) -> Stated | str:
+    """The rule's metric in dqlib's words, or why dqlib cannot state it."""
+    if isinstance(rule, SkippedRule):
+        return f"it does not run in dqx-gx either ({rule.reason})"
+    if isinstance(rule, CheckRule):
+        return "it is a hand-written assertion: give its check function itself"
+    if not isinstance(rule, MetricRule):
+        kind = {"TypeRule": "a column type", "SqlRule": "a SQL query", "ExpectationRule": "a GX expectation"}
+        return f"{kind.get(type(rule).__name__, 'this rule')} is not a metric of dqlib's MetricProvider"
+    metric = rule.metric
+    if metric.items:
+        return "it measures the elements of an array, which dqlib's MetricProvider does not"
+    count = _count(metric)
+    if isinstance(count, str) or metric.scale is Scale.COUNT:
+        return count
+    per_row = 1 if metric.scale is Scale.FRACTION else 100
+    return lambda mp: per_row * count(mp) / mp.num_rows()
+
+
+def _count(metric: Metric) -> Stated | str:
+    """The metric at the scale of a count."""
+    column = metric.column or ""
+    values = _values(metric.values)
+    match metric.kind:
+        case MetricKind.NUM_ROWS:
+            return lambda mp: mp.num_rows()
+        case MetricKind.NULL_COUNT:
+            return lambda mp: mp.null_count(column)
+        case MetricKind.COUNT:
+            return lambda mp: mp.num_rows() - mp.null_count(column)
+        case MetricKind.DUPLICATE_COUNT:
+            return lambda mp: mp.duplicate_count(list(metric.columns))
+        case MetricKind.CARDINALITY:
+            return lambda mp: mp.unique_count(column)
+        case MetricKind.MIN:
+            return lambda mp: mp.minimum(column)
+        case MetricKind.MAX:
+            return lambda mp: mp.maximum(column)
+        case MetricKind.MEAN:
+            return lambda mp: mp.average(column)
+        case MetricKind.SUM:
+            return lambda mp: mp.sum(column)
+        case MetricKind.VARIANCE:
+            return lambda mp: mp.variance(column)
+        case MetricKind.STDDEV:
+            return lambda mp: sp.sqrt(mp.variance(column))
+        case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH if metric.column_type in ("string", "list", "map"):
+            length = "min_length" if metric.kind is MetricKind.MIN_LENGTH else "max_length"
+            return lambda mp: getattr(mp, length)(column, metric.column_type)
+        case MetricKind.VIOLATION_COUNT if _negative(metric):
+            return lambda mp: mp.metric(specs.NegativeCount(column))
+        case MetricKind.COUNT_VALUES | MetricKind.INVALID_COUNT | MetricKind.MISSING_COUNT | MetricKind.UNLISTED_COUNT:
+            if isinstance(values, str):
+                return values
+            listed = values
+            return {
+                MetricKind.COUNT_VALUES: lambda mp: mp.count_values(column, listed),
+                MetricKind.INVALID_COUNT: lambda mp: mp.num_rows() - mp.count_values(column, listed),
+                MetricKind.MISSING_COUNT: lambda mp: mp.null_count(column) + mp.count_values(column, listed),
+                MetricKind.UNLISTED_COUNT: lambda mp: (
+                    mp.num_rows() - mp.null_count(column) - mp.count_values(column, listed)
+                ),
+            }[metric.kind]
+    return f"dqlib's MetricProvider has no metric for {metric.kind.value}"
+
+
+def _negative(metric: Metric) -> bool:
+    """A ``minimum: 0`` constraint: its violations are dqlib's ``NegativeCount`` (``COUNT_IF(c < 0.0)``)."""
+    constraint = metric.constraint
+    return constraint is not None and constraint.kind is ConstraintKind.MINIMUM and constraint.value == 0
+
+
+def _values(values: tuple[Scalar, ...]) -> Any:
+    """The values as dqlib's ``count_values`` takes them (all integers or all strings, a boolean alone), or why
+    it cannot."""
+    if len(values) == 1 and isinstance(values[0], bool):
+        return values[0]
+    if values and all(isinstance(v, str) for v in values):
+        return list(values)
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return list(values)
+    return f"dqlib's count_values takes all integers or all strings (or one boolean), not {list(values)!r}"
