@@ -97,7 +97,7 @@ class DqxExpectation(BatchExpectation):
         self, execution_engine: Any = None, runtime_configuration: dict[str, Any] | None = None
     ) -> ValidationDependencies:
         # GX's own version rebuilds this expectation's configuration (a pydantic dump) once per
-        # success key to find the one runtime key it reads, result_format: ~20 dumps per rule per run.
+        # success key to find the one runtime key it reads, result_format.
         if execution_engine is not None:  # before any metric is resolved: GX's map rules beside it ask no samples
             gx_private.lighter_metric_resolution(execution_engine)
         result_format = (runtime_configuration or {}).get("result_format", self.result_format)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dqx_gx.errors import warn_contract
 
-if TYPE_CHECKING:  # dqlib's alias; importing dqlib costs 0.7 s, which loading a contract does without
+if TYPE_CHECKING:  # dqlib's alias; dqlib's import is slow, and loading a contract does without it
     from dqx.common import SeverityLevel
 
 DEFAULT_SEVERITY: SeverityLevel = "P1"

@@ -89,7 +89,7 @@ def instant_micros(value: Sql, field: StructField) -> Sql:
 
     ``timestamp_ntz`` goes through ``ntz − epoch`` (an exact day-time interval; Spark subtracts NTZ
     values in UTC), never through ``timestamp_diff``, which casts NTZ to the session zone first:
-    in Europe/Berlin ``2026-03-29 02:30`` (a wall-clock time that DST skips) came out an hour late.
+    in Europe/Berlin ``2026-03-29 02:30`` (a wall-clock time that DST skips) would come out an hour late.
     """
     if isinstance(field.dataType, DateType):
         return S.call("unix_date", value).cast(LONG) * DAY_MICROS
