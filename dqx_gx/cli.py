@@ -319,7 +319,8 @@ def _locate_inputs(
     contracts: list[Contract], documents: list[list[Contract]], given: dict[str, str], args: argparse.Namespace
 ) -> list[Located]:
     """Find every source the run will read (paths, formats, servers, references) before Spark starts, so a
-    wrong one is one line in a fraction of a second (SPEC §6); each contract's data is then read from it."""
+    wrong one is one line in a fraction of a second (docs/semantics.md, 'Data in'); each contract's data is then read
+    from it."""
     from dqx_gx.sources.locate import declared_datasets, locate, reference_source
 
     found: list[Located] = []

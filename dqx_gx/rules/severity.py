@@ -32,7 +32,7 @@ _LABELS: dict[str, SeverityLevel] = {
 
 
 def parse_severity(raw: Any, where: str) -> SeverityLevel:
-    """DQX level for a contract's severity label (SPEC §3).
+    """DQX level for a contract's severity label (docs/semantics.md, 'Severities').
 
     Omitted means P1; an unknown label also gives P1, with a ContractWarning
     naming ``where`` (e.g. ``Quality rule 'x'``) so the fallback is never silent.
