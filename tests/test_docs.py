@@ -12,6 +12,8 @@ from dqx_gx.cli import main
 from tests.conftest import ROOT
 from tests.docs import DOCS, README, anchors, code_blocks, headings, links, pages, section
 
+CONTRIBUTORS = [ROOT / "DEVELOPERS.md", ROOT / "CONTRIBUTING.md"]
+
 
 def test_the_readme_is_short() -> None:
     lines = README.read_text().splitlines()
@@ -19,16 +21,22 @@ def test_the_readme_is_short() -> None:
     assert [i + 1 for i, line in enumerate(lines) if len(line) > 200] == []
 
 
-@pytest.mark.parametrize("page", [*pages(), ROOT / "DEVELOPERS.md"], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("page", [*pages(), *CONTRIBUTORS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_nothing_points_outside_the_repository(page: Path) -> None:
     text = page.read_text()
     assert "../shared" not in text
     assert "/work/" not in text
 
 
-@pytest.mark.parametrize("page", [*pages(), ROOT / "DEVELOPERS.md"], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("page", [*pages(), *CONTRIBUTORS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_leads_to_a_file_and_heading(page: Path) -> None:
     assert broken_links(page) == []
+
+
+def test_the_readme_links_every_page() -> None:
+    """Every page of docs/ and the contributors' pages are reachable from the README's table."""
+    linked = {(ROOT / target.partition("#")[0]).resolve() for target in links(README.read_text())}
+    assert [str(p.relative_to(ROOT)) for p in [*pages()[1:], *CONTRIBUTORS] if p.resolve() not in linked] == []
 
 
 def test_the_link_checker_sees_broken_links_and_anchors(tmp_path: Path) -> None:
