@@ -87,13 +87,29 @@ def test_the_readme_tests_as_ci_does() -> None:
     assert command.strip() in (ROOT / ".ci" / "run").read_text().splitlines()
 
 
-def test_the_semantics_have_every_section_the_code_cites() -> None:
-    """Code and tests cite "SPEC §N": each N must be a section of docs/semantics.md."""
+SOURCES = [*ROOT.glob("dqx_gx/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*.py")]
+# "docs/semantics.md, 'Title'", the title possibly wrapped onto the next line of a docstring
+_CITATION = re.compile(r"docs/semantics\.md, '(.+?)'(?=[\s).,:;]|$)", re.DOTALL)
+
+
+def test_the_semantics_have_every_title_the_code_cites() -> None:
+    """Code and tests cite docs/semantics.md by the title of a section or of a bold paragraph ('Operators')."""
+    text = (DOCS / "semantics.md").read_text()
+    titles = {re.sub(r"^\d+\. ", "", title) for _, title in headings(text).values()}
+    titles |= {lead.rstrip(".") for lead in re.findall(r"^\*\*([^*]+)\*\*", text, re.MULTILINE)}
     cited = {
-        int(n)
-        for path in [*ROOT.glob("dqx_gx/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*.py")]
-        for n in re.findall(r"SPEC §(\d+)", path.read_text())
+        (str(path.relative_to(ROOT)), " ".join(title.split()))
+        for path in SOURCES
+        if path != Path(__file__)
+        for title in _CITATION.findall(path.read_text())
     }
+    assert len(cited) > 50
+    assert sorted(f"{path}: {title!r}" for path, title in cited if title not in titles) == []
+
+
+def test_the_semantics_have_every_section_the_code_cites() -> None:
+    """Some code cites "SPEC §N": each N must be a numbered section of docs/semantics.md."""
+    cited = {int(n) for path in SOURCES for n in re.findall(r"SPEC §(\d+)", path.read_text())}
     numbered = {int(m.group(1)) for _, title in headings((DOCS / "semantics.md").read_text()).values()
                 if (m := re.match(r"(\d+)\. ", title))}  # fmt: skip
     assert cited <= numbered
