@@ -1,4 +1,5 @@
-"""Benchmark: completeness (SPEC §7) against the hand-written query a data engineer would write.
+"""Benchmark: completeness (docs/semantics.md, 'Completeness') against the hand-written query a data engineer
+would write.
 
 On the same parquet data (one row per ~0.5 s over 40 days, so 5,000,000 rows span ~960 hours):
 

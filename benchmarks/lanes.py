@@ -21,7 +21,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from startup import CONTRACT, NOW, ROOT, Took, _median, _timed
 
-from dqx_gx.class_archive import SETTING
+from dqx_gx.session.class_archive import SETTING
 
 LANES = ROOT / ".ci" / "lanes"
 VENVS = Path(__file__).resolve().parent / "data" / "lanes"

@@ -3,7 +3,8 @@
 The rule suites of ``bench.contract`` (one p95 per copy of the columns) through ``run_contract``
 twice, alternated so that a noisy machine slows both alike:
 
-  E  as shipped: the exact percentile SPEC §1 asks for (DuckDB's ``QUANTILE_CONT``)
+  E  as shipped: the exact percentile docs/semantics.md, 'The reference: DQX itself' asks for
+     (DuckDB's ``QUANTILE_CONT``)
   Q  the same run with the percentile kind's aggregate swapped for Spark's ``percentile_approx``
      (default accuracy), for this measurement only
 

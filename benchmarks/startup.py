@@ -31,7 +31,7 @@ import yaml
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from dqx_gx.class_archive import SETTING
+from dqx_gx.session.class_archive import SETTING
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "examples" / "orders" / "orders.odcs.yaml"  # the README example: no servers

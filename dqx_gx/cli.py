@@ -14,13 +14,19 @@ import gc
 import re
 import sys
 import traceback
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from dqx_gx.inputs import (
+    InputError,
+    check_references,
+    chosen_with_checks,
+    parse_references,
+    reported_warnings,
+    with_checks,
+)
 from dqx_gx.notify import DATAHUB_OPTIONS, NOTIFY_ON, Target, parse_target, require_plugins
 from dqx_gx.rows.choices import WRITE_FORMATS, OutputError, RowGateError
 from dqx_gx.rules.details import DEFAULT_SAMPLES
@@ -42,10 +48,6 @@ if TYPE_CHECKING:
 # start in a fraction of the time (tests/remote/test_startup.py).
 
 EXIT_OK, EXIT_CRITICAL, EXIT_ERROR = 0, 1, 2
-
-
-class InputError(Exception):
-    """Bad input that is not a contract problem: a data path, a date, an option."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,11 +120,11 @@ def _validate(args: argparse.Namespace) -> int:
     from dqx_gx.contract import load_contracts
 
     notes: list[str] | None = None if args.verbose else []  # the contracts' warnings, summed up in one line
-    with _reported_warnings(args.verbose, into=notes):
+    with reported_warnings(args.verbose, into=notes):
         documents = [load_contracts(path) for path in args.contracts]
-        contracts = with_checks([_choose(document, args.schema) for document in documents], args.checks)
-    given = _parse_pairs(args.reference, "--reference")
-    _check_references(contracts, given)
+        contracts = with_checks([_one_contract(document, args.schema) for document in documents], args.checks)
+    given = parse_references(args.reference)
+    check_references(contracts, given)
     sources = _locate_inputs(contracts, documents, given, args)
     outputs = _outputs(args, len(contracts))
     # Input refused so far stopped before any JVM (whose start prints to stderr). Now Spark starts
@@ -152,13 +154,13 @@ def _validate(args: argparse.Namespace) -> int:
     runs: list[ContractRun] = []
     for contract, document, source in zip(contracts, documents, sources, strict=True):  # in turn, one session
         on_server = args.data is None and args.table is None  # the data on a server: its neighbours too
-        with _reported_warnings(args.verbose):  # about the data: said at once
+        with reported_warnings(args.verbose):  # about the data: said at once
             references = read_references(
                 spark, contract, document, given=given, server=args.server, on_server=on_server
             )
         frame = read_located(spark, source, contract, args.merge_schema)
         clock.lap("read")
-        with _reported_warnings(args.verbose, into=notes):
+        with reported_warnings(args.verbose, into=notes):
             runs.append(_run(contract, frame, {**options, "references": references}, outputs, args))
         clock.lap("run")
     from dqx_gx import report
@@ -216,7 +218,7 @@ def _run(
 
 def _translate(args: argparse.Namespace) -> int:
     from dqx_gx.contract import load_contracts, read_document
-    from dqx_gx.coverage import chosen_contracts, contract_coverage
+    from dqx_gx.coverage import contract_coverage
     from dqx_gx.expectations import build_suite
     from dqx_gx.run.artifacts import install
 
@@ -226,12 +228,11 @@ def _translate(args: argparse.Namespace) -> int:
     except ValueError as missing:  # stored all the same: the workers that run the checkpoint may have it
         print(f"warning: {missing}; the workers that run the checkpoint need it", file=sys.stderr)
     for source in args.contracts:
-        with _reported_warnings(args.verbose):
+        with reported_warnings(args.verbose):
             document = read_document(source)
-            chosen = chosen_contracts(load_contracts(document), args.schema)
+            chosen = chosen_with_checks(load_contracts(document), args.schema, args.checks)
             if not chosen:
                 raise InputError(f"{source}: the contract declares no schema objects; nothing to translate")
-            chosen = list(zip([i for i, _ in chosen], with_checks([c for _, c in chosen], args.checks), strict=True))
             for index, contract in chosen:
                 build = build_suite(contract, allow_sql=args.allow_sql)
                 covered = contract_coverage(
@@ -269,7 +270,7 @@ def _lint(args: argparse.Namespace) -> int:
     from dqx_gx.contract import load_contracts
     from dqx_gx.rules.rule import MetricRule, SqlRule
 
-    with _reported_warnings(args.verbose):
+    with reported_warnings(args.verbose):
         contracts = load_contracts(args.contract)
     for contract in contracts:
         sql = sum(isinstance(rule, SqlRule) for rule in contract.rules)
@@ -299,69 +300,27 @@ def _lint(args: argparse.Namespace) -> int:
 # --- helpers ------------------------------------------------------------------------------------------
 
 
-def with_checks(contracts: list[Contract], references: list[str] | None) -> list[Contract]:
-    """Each contract with the hand-written checks of ``--checks`` for its dataset (ChecksError for a check that
-    fits none). Imports dqlib only when checks are given."""
-    if not references:
-        return contracts
-    from dqx_gx.checks.loading import checks_for, load_checks, unmatched
+def _one_contract(contracts: list[Contract], schema: str | None) -> Contract:
+    """The one contract ``validate`` runs of a document: the one ``--schema`` names, or its only one."""
+    from dqx_gx.contract import chosen_contracts
 
-    checks = [check for reference in references for check in load_checks(reference)]
-    unmatched(checks, [contract.dataset for contract in contracts])
-    return [
-        contract.with_checks(mine) if (mine := checks_for(contract.dataset, checks)) else contract
-        for contract in contracts
-    ]
-
-
-def _choose(contracts: list[Contract], schema: str | None) -> Contract:
-    if schema is not None:
-        matches = [c for c in contracts if schema in (c.dataset, c.schema_name)]
-        if not matches:
-            known = ", ".join(c.dataset for c in contracts) or "none"
-            raise InputError(f"--schema {schema!r} matches no schema object of the contract (it has: {known})")
-        return matches[0]
-    if len(contracts) == 1:
-        return contracts[0]
-    if not contracts:
+    chosen = [contract for _, contract in chosen_contracts(contracts, schema)]
+    if len(chosen) == 1:
+        return chosen[0]
+    if not chosen:
         raise InputError("the contract declares no schema objects; there is nothing to validate")
     raise InputError(
-        f"the contract has {len(contracts)} schema objects ({', '.join(c.dataset for c in contracts)}); "
+        f"the contract has {len(chosen)} schema objects ({', '.join(c.dataset for c in chosen)}); "
         "choose one with --schema"
     )
-
-
-@contextmanager
-def _reported_warnings(verbose: int, *, into: list[str] | None = None) -> Iterator[None]:
-    """Print ContractWarnings as one ``warning:`` line each, or add them to ``into`` (to be summed up in
-    one line); other libraries' warnings only with -v."""
-    from dqx_gx.errors import ContractWarning, NotDelivered
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            seen: set[str] = set(into or ())
-            for warning in caught:
-                text = str(warning.message)
-                if text in seen:
-                    continue
-                seen.add(text)
-                if issubclass(warning.category, ContractWarning):
-                    if into is None or issubclass(warning.category, NotDelivered):  # said at once, even without -v
-                        print(f"warning: {text}", file=sys.stderr)
-                    else:
-                        into.append(text)
-                elif verbose:
-                    print(f"{warning.category.__name__}: {text}", file=sys.stderr)
 
 
 def _locate_inputs(
     contracts: list[Contract], documents: list[list[Contract]], given: dict[str, str], args: argparse.Namespace
 ) -> list[Located]:
     """Find every source the run will read (paths, formats, servers, references) before Spark starts, so a
-    wrong one is one line in a fraction of a second (SPEC §6); each contract's data is then read from it."""
+    wrong one is one line in a fraction of a second (docs/semantics.md, 'Data in'); each contract's data is then read
+    from it."""
     from dqx_gx.sources.locate import declared_datasets, locate, reference_source
 
     found: list[Located] = []
@@ -412,17 +371,6 @@ def _sum_up(notes: list[str] | None) -> None:
     if notes:
         count = f"{len(notes)} warning{'s' * (len(notes) != 1)}"
         print(f"note: {count} about the contract (-v shows them; dqx-gx lint lists its notes)", file=sys.stderr)
-
-
-def _check_references(contracts: list[Contract], given: dict[str, str]) -> None:
-    """Refuse before the run a --reference that no foreign key of the contracts refers to (a typo)."""
-    referenced = frozenset().union(*(c.referenced_datasets for c in contracts))
-    for name in given:
-        if name not in referenced:
-            known = ", ".join(sorted(referenced)) or "none"
-            raise InputError(
-                f"--reference {name}: no foreign key of the contract refers to {name!r} (they refer to: {known})"
-            )
 
 
 def _check_notify(targets: list[Target] | None) -> None:

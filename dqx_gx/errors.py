@@ -4,7 +4,7 @@ Each class subclasses its namesake in ``dqx.contract`` so code written against
 DQX (``except dqx.contract.ContractValidationError``) catches ours too. Contract warnings are
 issued through :func:`warn_contract`, so they are not lost in a process that imported GX.
 
-dqlib's ``dqx`` package costs 0.7 s to import (sympy, SQLAlchemy, rich), more than loading a contract: so
+dqlib's ``dqx`` package is slow to import (sympy, SQLAlchemy, rich; more than loading a contract takes): so
 the classes are defined on Python's own and take DQX's classes as their bases the moment ``dqx.contract``
 is imported (now, if it already is). No code can name DQX's classes before that, so the promise holds
 wherever it can be observed, and ``dqx-gx lint`` and the input errors do without dqlib.

@@ -188,7 +188,7 @@ class _StoredByTheRunner:
 
 def _suite_bundle(suite: gx.ExpectationSuite) -> _IdentifierBundle:
     """How a validation definition refers to its suite when stored. GX's ``identifier_bundle`` first reads
-    the suite back from its store and compares it whole with this one (about 0.3 ms per rule); a suite
+    the suite back from its store and compares it whole with this one (a cost per rule); a suite
     inside :func:`just_installed` is what the store has just given back."""
     if suite.id and (suite.id in _INSTALLED.get() or is_thrown_away(suite_owner(suite))):
         return _IdentifierBundle(name=suite.name, id=suite.id)
@@ -201,7 +201,7 @@ class InstalledValidationDefinition(gx.ValidationDefinition):
     Before a run GX makes sure each object equals its stored copy: it reads the suite back and
     compares the two whole, five times per checkpoint run (``Checkpoint.run``,
     ``ValidationDefinition.run``, and each side of the checkpoint's own equality, whose ``dict()``
-    asks each validation definition's ``identifier_bundle()``): about 1 ms per rule per run. Inside
+    asks each validation definition's ``identifier_bundle()``), a cost per rule and run. Inside
     :func:`just_installed` the id the store gave is the answer. A store keeps no class: what it holds
     is GX's plain object.
     """
@@ -283,8 +283,8 @@ def resolve_metric_bundles(
 
     Order: GX collects a round's partials from a set of ``MetricConfiguration`` objects hashed by
     identity, so the columns of its shared ``df.agg`` come in a new order every run; Spark then
-    generates and compiles new code for the same aggregate each time (about 15 classes, a JVM
-    CPU second or more for a 20-rule suite). In one order, Spark's code cache serves every run
+    generates and compiles new code for the same aggregate each time (JVM CPU time that grows with the
+    suite). In one order, Spark's code cache serves every run
     after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the queries ``resolve_apart``
     gives run apart from it (dqx-gx's: the key grouping, :mod:`dqx_gx.spark.keys`, and the object
     aggregates' own ``df.agg``), the first beside it on a thread of its own (with the caller's context
@@ -346,12 +346,11 @@ def lighter_metric_resolution(engine: ExecutionEngine[Any]) -> None:
     * A map expectation's sample of unexpected values is ``[]``, without a query, when the result format
       asks for none (``partial_unexpected_count: 0``, not ``COMPLETE``; dqx-gx's checkpoints ask for none:
       its own samples honour sensitive columns). GX asks for the sample whatever the count and builds a
-      ``limit(0)`` query that returns ``[]``: about 80 py4j calls per rule, 35–45 ms for a run with one to
-      three such rules.
+      ``limit(0)`` query that returns ``[]``, dozens of py4j calls per rule.
     * The metric partials (GX's ``metric_partial`` functions: map conditions, aggregates; they only build
       Spark expressions, the bundle's query runs them) are called with PySpark's call-site recording off
       (:func:`~dqx_gx.spark.own_expressions.own_expressions`): GX's own conditions for ``engine:
-      greatExpectations`` rules otherwise cost about 50 gateway calls per rule, and their recorded lines
+      greatExpectations`` rules otherwise cost dozens of gateway calls per rule, and their recorded lines
       are inside GX.
 
     Every other metric, and any other result format, goes to GX as before. Only this engine instance changes,

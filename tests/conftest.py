@@ -30,7 +30,7 @@ settings.register_profile(
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-# Commands the tests start in fresh interpreters leave the user's class archive alone (tests/test_class_archive.py
+# Commands the tests start in fresh interpreters leave the user's class archive alone (tests/session/test_class_archive.py
 # gives it a folder of its own).
 os.environ.setdefault("DQX_GX_CLASS_ARCHIVE", "off")
 

@@ -1,8 +1,8 @@
-"""The reference side of the differential tests: SPEC §1's numbers, computed by DQX itself.
+"""The reference side of the differential tests: the numbers of docs/semantics.md, 'The reference: DQX itself', computed by DQX itself.
 
 dqlib (DQX) computes metrics with SQL on DuckDB; where it has no implementation
 (percentile, average length, pattern matching, freshness, logicalTypeOptions
-violations), the DuckDB SQL of SPEC §1 is the reference. A metric DQX cannot
+violations), the DuckDB SQL of docs/semantics.md, 'The reference: DQX itself' is the reference. A metric DQX cannot
 compute (NULL, NaN, ±inf) is returned as a :class:`Failed` with DQX's reason.
 """
 
@@ -67,7 +67,7 @@ def duckdb_value(table: pa.Table, expression: str) -> Reference:
 
 
 def epoch_hours_before(now: dt.datetime, table: pa.Table, column: str, *, temporal: str) -> Reference:
-    """Freshness per SPEC §1: hours between ``now`` and MAX(c); dates are midnight UTC, naive timestamps UTC."""
+    """Freshness per docs/semantics.md, 'The reference: DQX itself': hours between ``now`` and MAX(c); dates are midnight UTC, naive timestamps UTC."""
     cast = "CAST(MAX({c}) AS TIMESTAMP)" if temporal in ("date", "ntz") else "MAX({c})"
     newest = duckdb_value(table, f"epoch_us({cast.format(c=column)})")
     if isinstance(newest, Failed):

@@ -12,6 +12,8 @@ from dqx_gx.cli import main
 from tests.conftest import ROOT
 from tests.docs import DOCS, README, anchors, code_blocks, headings, links, pages, section
 
+CONTRIBUTORS = [ROOT / "DEVELOPERS.md", ROOT / "CONTRIBUTING.md"]
+
 
 def test_the_readme_is_short() -> None:
     lines = README.read_text().splitlines()
@@ -19,16 +21,22 @@ def test_the_readme_is_short() -> None:
     assert [i + 1 for i, line in enumerate(lines) if len(line) > 200] == []
 
 
-@pytest.mark.parametrize("page", [*pages(), ROOT / "DEVELOPERS.md"], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("page", [*pages(), *CONTRIBUTORS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_nothing_points_outside_the_repository(page: Path) -> None:
     text = page.read_text()
     assert "../shared" not in text
     assert "/work/" not in text
 
 
-@pytest.mark.parametrize("page", [*pages(), ROOT / "DEVELOPERS.md"], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("page", [*pages(), *CONTRIBUTORS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_leads_to_a_file_and_heading(page: Path) -> None:
     assert broken_links(page) == []
+
+
+def test_the_readme_links_every_page() -> None:
+    """Every page of docs/ and the contributors' pages are reachable from the README's table."""
+    linked = {(ROOT / target.partition("#")[0]).resolve() for target in links(README.read_text())}
+    assert [str(p.relative_to(ROOT)) for p in [*pages()[1:], *CONTRIBUTORS] if p.resolve() not in linked] == []
 
 
 def test_the_link_checker_sees_broken_links_and_anchors(tmp_path: Path) -> None:
@@ -79,13 +87,29 @@ def test_the_readme_tests_as_ci_does() -> None:
     assert command.strip() in (ROOT / ".ci" / "run").read_text().splitlines()
 
 
-def test_the_semantics_have_every_section_the_code_cites() -> None:
-    """Code and tests cite "SPEC §N": each N must be a section of docs/semantics.md."""
+SOURCES = [*ROOT.glob("dqx_gx/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*.py")]
+# "docs/semantics.md, 'Title'", the title possibly wrapped onto the next line of a docstring
+_CITATION = re.compile(r"docs/semantics\.md, '(.+?)'(?=[\s).,:;]|$)", re.DOTALL)
+
+
+def test_the_semantics_have_every_title_the_code_cites() -> None:
+    """Code and tests cite docs/semantics.md by the title of a section or of a bold paragraph ('Operators')."""
+    text = (DOCS / "semantics.md").read_text()
+    titles = {re.sub(r"^\d+\. ", "", title) for _, title in headings(text).values()}
+    titles |= {lead.rstrip(".") for lead in re.findall(r"^\*\*([^*]+)\*\*", text, re.MULTILINE)}
     cited = {
-        int(n)
-        for path in [*ROOT.glob("dqx_gx/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*.py")]
-        for n in re.findall(r"SPEC §(\d+)", path.read_text())
+        (str(path.relative_to(ROOT)), " ".join(title.split()))
+        for path in SOURCES
+        if path != Path(__file__)
+        for title in _CITATION.findall(path.read_text())
     }
+    assert len(cited) > 50
+    assert sorted(f"{path}: {title!r}" for path, title in cited if title not in titles) == []
+
+
+def test_the_semantics_have_every_section_the_code_cites() -> None:
+    """Some code cites "SPEC §N": each N must be a numbered section of docs/semantics.md."""
+    cited = {int(n) for path in SOURCES for n in re.findall(r"SPEC §(\d+)", path.read_text())}
     numbered = {int(m.group(1)) for _, title in headings((DOCS / "semantics.md").read_text()).values()
                 if (m := re.match(r"(\d+)\. ", title))}  # fmt: skip
     assert cited <= numbered

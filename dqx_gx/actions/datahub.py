@@ -4,7 +4,7 @@
 validate``, ``run_contract`` or a platform's run of the stored checkpoint — it configures DataHub's GX
 action (``datahub_gx_plugin``, the ``dqx-gx[datahub]`` extra) with the dataset and its connection, and
 publishes what that action builds with dqx-gx's meaning (:mod:`dqx_gx.actions.datahub_proposals`). DataHub's
-plugin is imported only then (it costs 0.4 s): a project that stores this action opens and loads anywhere,
+plugin is imported only then (its import is slow): a project that stores this action opens and loads anywhere,
 and a run without the plugin says so in a :class:`~dqx_gx.errors.NotDelivered` warning, as a GMS that cannot
 be reached does; the run and its verdict are unchanged.
 """

@@ -35,7 +35,8 @@ class RuleOutcome:
 
 def rule_status(evr: Any) -> tuple[Status, str | None]:
     """An expectation result's dqx-gx status, and the reason when it failed without a comparison or was
-    skipped (a hand-written assertion over a metric of an earlier day the run does not have, SPEC §10)."""
+    skipped (a hand-written assertion over a metric of an earlier day the run does not have, docs/semantics.md,
+    'Hand-written DQX checks')."""
     raised = _exception_message(evr.exception_info)
     if raised is not None:
         return "FAILED", f"GX could not evaluate the rule: {raised}"
@@ -65,8 +66,8 @@ def rule_outcomes(suite_result: Any) -> list[RuleOutcome]:
 
 
 def verdict(outcomes: Iterable[RuleOutcome], skipped: int) -> Outcome:
-    """The gate's verdict of a run (SPEC §5): from the severities of its failed rules and the rules skipped
-    (``skipped`` before the run, and those its results say were)."""
+    """The gate's verdict of a run (docs/semantics.md, 'Results out'): from the severities of its failed rules and the
+    rules skipped (``skipped`` before the run, and those its results say were)."""
     found = list(outcomes)
     return gate_outcome(
         (o.severity for o in found if o.status == "FAILED"), skipped + sum(o.status == "SKIPPED" for o in found)

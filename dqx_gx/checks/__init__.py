@@ -1,4 +1,5 @@
-"""Hand-written DQX checks (dqlib's ``@check`` functions) beside a contract's rules (SPEC §10).
+"""Hand-written DQX checks (dqlib's ``@check`` functions) beside a contract's rules (docs/semantics.md, 'Hand-written
+DQX checks').
 
 Engine-neutral: dqlib's check functions read into rules (``reading``), their formulas stored and evaluated as
 dqlib evaluates them (``formula``, ``values``), dqlib's metrics mapped onto the kinds' aggregates

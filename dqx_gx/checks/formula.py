@@ -1,4 +1,5 @@
-"""An assertion's expression as JSON, and its value computed as dqlib computes it (SPEC §10).
+"""An assertion's expression as JSON, and its value computed as dqlib computes it (docs/semantics.md, 'Hand-written DQX
+checks').
 
 dqlib asserts on a SymPy expression over its metric symbols (``x_1 / x_2``). A GX suite stores it as
 a JSON tree of SymPy's own parts (``["Mul", ["sym", "x_1"], ["Pow", ["sym", "x_2"], ["int", "-1"]]]``),

@@ -1,11 +1,11 @@
 """A contract's rules as a dqlib check function (``Contract.to_checks()``, seed 001's "composable" contract).
 
 Each rule whose metric dqlib's ``MetricProvider`` states becomes one assertion of one ``@check`` named after
-the contract, for its dataset: the metric (SPEC §3's definitions written with dqlib's metrics: invalid values
-are ``num_rows() - count_values(c, valid)``, a percentage ``100 * count / num_rows()``), its severity, and
-its operator as dqlib's validator with the rule's tolerance (``mustBeLessOrEqualTo`` → ``is_leq``; no
-operator → ``noop``). So dqlib's ``VerificationSuite`` running them on DuckDB gives the values, statuses and
-severities ``run_contract`` gives on Spark. A rule dqlib cannot state is left out, not approximated: it is
+the contract, for its dataset: the metric (the definitions of docs/semantics.md, 'Rules and what they compute' written
+with dqlib's metrics: invalid values are ``num_rows() - count_values(c, valid)``, a percentage ``100 * count /
+num_rows()``), its severity, and its operator as dqlib's validator with the rule's tolerance (``mustBeLessOrEqualTo`` →
+``is_leq``; no operator → ``noop``). So dqlib's ``VerificationSuite`` running them on DuckDB gives the values, statuses
+and severities ``run_contract`` gives on Spark. A rule dqlib cannot state is left out, not approximated: it is
 named, with why, in :attr:`ContractChecks.left_out` and in a ContractWarning.
 """
 
@@ -60,7 +60,7 @@ def contract_checks(rules: Iterable[Rule], *, name: str, dataset: str) -> Contra
 
 
 def _validate(ready: AssertionReady, threshold: Threshold | None) -> None:
-    """dqlib's validator of an operator (SPEC §3), with the rule's tolerance."""
+    """dqlib's validator of an operator (docs/semantics.md, 'Operators'), with the rule's tolerance."""
     if threshold is None:
         ready.noop()
         return

@@ -4,10 +4,10 @@ number is a kind's.
 A dqlib metric spec (``specs.Average("price")``) is computed from its analyzers (``ops.NumRows``,
 ``ops.Average``), each one SQL aggregate on DuckDB (``dqx.dialect.DuckDBDialect``). Each analyzer here
 becomes the :class:`~dqx_gx.rules.metric.Metric` of the kind that computes the same number on Spark
-(SPEC §1): ``null_count``, ``mean``, ``variance``, ``duplicate_count`` … so a hand-written assertion's
-``null_count(id)`` is the contract's ``nullValues`` aggregate, computed once in the shared pass. Two
-have no kind: the first row's value (:class:`FirstRow`) and dqlib's ``custom_sql`` (:class:`SqlValue`,
-run as a ``type: sql`` rule is, only when SQL is allowed). The spec's value is then dqlib's own: its
+(docs/semantics.md, 'The reference: DQX itself'): ``null_count``, ``mean``, ``variance``,
+``duplicate_count`` … so a hand-written assertion's ``null_count(id)`` is the contract's ``nullValues`` aggregate,
+computed once in the shared pass. Two have no kind: the first row's value (:class:`FirstRow`) and dqlib's ``custom_sql``
+(:class:`SqlValue`, run as a ``type: sql`` rule is, only when SQL is allowed). The spec's value is then dqlib's own: its
 analyzers are given the measured values and ``spec.state().value`` read, as dqlib's analyzer does.
 """
 

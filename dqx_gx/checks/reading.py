@@ -1,4 +1,5 @@
-"""DQX check functions read into rules: each assertion one :class:`~dqx_gx.rules.rule.CheckRule` (SPEC §10).
+"""DQX check functions read into rules: each assertion one :class:`~dqx_gx.rules.rule.CheckRule` (docs/semantics.md,
+'Hand-written DQX checks').
 
 A ``@check`` function is called as dqlib's ``VerificationSuite`` calls it, with dqlib's own
 ``MetricProvider`` and a ``Context`` that also records which validator each assertion called, with

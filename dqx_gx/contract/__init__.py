@@ -9,7 +9,7 @@ from dqx_gx.contract.source import Document, read_document
 from dqx_gx.contract.thesis import is_thesis, load_thesis
 from dqx_gx.errors import ContractValidationError
 
-__all__ = ["Contract", "Property", "SlaLatency", "TextRule", "load_contracts", "read_document"]
+__all__ = ["Contract", "Property", "SlaLatency", "TextRule", "chosen_contracts", "load_contracts", "read_document"]
 
 # The loaders build the Contract, so the model cannot import them: its two constructors are bound here.
 Contract.from_odcs = staticmethod(load_odcs)
@@ -36,3 +36,16 @@ def load_contracts(source: Source | Document) -> list[Contract]:
         "'kind: DataContract'; a DQX native contract has 'dataset' and 'columns'; the thesis's format has "
         "'specVersion'"
     )
+
+
+def chosen_contracts(contracts: list[Contract], schema: str | None) -> list[tuple[int, Contract]]:
+    """The contracts of a document with their ``schema[]`` index: all, or the one ``schema`` names (its
+    dataset or its schema object's name); every command's ``--schema`` is read here."""
+    indexed = list(enumerate(contracts))
+    if schema is None:
+        return indexed
+    matches = [(i, c) for i, c in indexed if schema in (c.dataset, c.schema_name)]
+    if not matches:
+        known = ", ".join(c.dataset for c in contracts) or "none"
+        raise ContractValidationError(f"--schema {schema!r} matches no schema object of the contract (it has: {known})")
+    return matches[:1]

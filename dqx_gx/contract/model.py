@@ -26,7 +26,8 @@ SAMPLE_KEY_COLUMNS = 3
 """Declared columns that identify a sample row when the contract has no primary key."""
 
 SENSITIVE_CLASSES = frozenset({"restricted", "confidential", "sensitive", "pii"})
-"""ODCS ``classification`` values (any case) whose columns are never shown (SPEC §5)."""
+"""ODCS ``classification`` values (any case) whose columns are never shown (docs/semantics.md, 'Samples and sensitive
+columns')."""
 
 
 def _frozen_map() -> Mapping[str, Any]:
@@ -57,8 +58,8 @@ class Property:
     map_value: Property | None = None
     description: str | None = None
     sensitive: bool = False
-    """Classified restricted, confidential, sensitive or pii, or marked ``pii`` (SPEC §5): its values
-    are shown as ``***`` in every output."""
+    """Classified restricted, confidential, sensitive or pii, or marked ``pii`` (docs/semantics.md, 'Samples and
+    sensitive columns'): its values are shown as ``***`` in every output."""
     valid_values: tuple[Scalar, ...] | None = None
     """The values it may hold: ODCS 3.2 ``enum`` or datacontract-cli's ``enum`` custom property (NULLs left
     out: ``()`` for a list of NULLs alone); None when it declares none."""
@@ -119,7 +120,8 @@ class Contract:
     """Findings that are neither errors nor warnings (e.g. a non-portable operator placement)."""
     origin: str = "<mapping>"
     servers: tuple[Server, ...] = ()
-    """The document's ODCS ``servers`` (where the data is; SPEC §6), shared by its schema objects."""
+    """The document's ODCS ``servers`` (where the data is; docs/semantics.md, 'Data in'), shared by its schema
+    objects."""
 
     # The loaders build Contracts, so they sit above this module; ``dqx_gx.contract`` binds them here.
     from_odcs: ClassVar[Callable[[Source], list[Contract]]]
@@ -152,8 +154,9 @@ class Contract:
 
     @property
     def sensitive_columns(self) -> frozenset[str]:
-        """The columns whose values no output may show (SPEC §5): each sensitive property, a struct field by
-        its path (``address.zip``), and every struct holding one, since showing the struct shows the field."""
+        """The columns whose values no output may show (docs/semantics.md, 'Samples and sensitive columns'): each
+        sensitive property, a struct field by its path (``address.zip``), and every struct holding one, since showing
+        the struct shows the field."""
         return sensitive_columns(self.properties)
 
     @property
@@ -171,9 +174,9 @@ class Contract:
 
     def with_checks(self, checks: Sequence[DecoratedCheck]) -> Contract:
         """This contract with the assertions of hand-written DQX checks (dqlib's ``@check`` functions) as rules
-        beside its own (SPEC §10): a run, its suite and its verdict hold both. Each check function is called
-        now, with dqlib's own ``MetricProvider`` and ``Context``; one that raises becomes one FAILED rule
-        naming it and the exception. :class:`~dqx_gx.errors.ChecksError` for what dqlib's
+        beside its own (docs/semantics.md, 'Hand-written DQX checks'): a run, its suite and its verdict hold both. Each
+        check function is called now, with dqlib's own ``MetricProvider`` and ``Context``; one that raises becomes one
+        FAILED rule naming it and the exception. :class:`~dqx_gx.errors.ChecksError` for what dqlib's
         ``VerificationSuite`` would refuse: two checks of one name, two assertions of one name in a check, a
         check or metric of a dataset other than this contract's."""
         from dqx_gx.checks.reading import read_checks  # noqa: PLC0415 - dqlib is imported only for checks
@@ -219,6 +222,6 @@ def _holds_sensitive(prop: Property) -> bool:
 
 def skipped(label: str, reason: str, *, stacklevel: int = 1, **fields: Any) -> SkippedRule:
     """A rule that cannot run: SKIPPED with its reason and a ContractWarning naming it, never dropped
-    (SPEC §3). ``stacklevel`` counts from the caller, as in :func:`warnings.warn`."""
+    (docs/semantics.md, 'Rules that cannot run'). ``stacklevel`` counts from the caller, as in :func:`warnings.warn`."""
     warn_contract(f"{label}: {reason}; skipping", stacklevel=stacklevel + 1)
     return SkippedRule(reason=reason, **fields)

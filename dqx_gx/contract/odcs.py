@@ -1,6 +1,6 @@
 """Load ODCS v3.0–v3.2 documents: normalise, validate against the ODCS JSON Schema, build Contracts.
 
-Order matters and is SPEC §2's: deprecated forms are normalised first (each
+Order matters and is that of docs/semantics.md, 'Contracts in': deprecated forms are normalised first (each
 with a ContractWarning), the document is then validated against the official
 schema before anything else looks at it, then DQX's own rules apply.
 """
@@ -61,7 +61,8 @@ def load_odcs(source: Source | Document) -> list[Contract]:
     document = read_document(source)
     found = Problems(document)
     normalised, lifted = _normalise(document.data, found)
-    normalised.pop("servers", None)  # a contract is never refused for its servers (SPEC §2): parsed apart
+    # a contract is never refused for its servers (docs/semantics.md, 'Contracts in'): parsed apart
+    normalised.pop("servers", None)
     _validate(normalised, found)
     servers = parse_servers(document.data.get("servers"), document.origin)
     schema_objects = normalised.get("schema")
@@ -151,7 +152,7 @@ def _lifted_note(path: str, rule: Mapping[str, Any], operators: Mapping[str, Any
 
 
 def _no_severity_note(path: str, rule: Mapping[str, Any]) -> str:
-    """The lint note for a rule without a severity (SPEC §3: P1)."""
+    """The lint note for a rule without a severity (docs/semantics.md, 'Severities': P1)."""
     return (
         f"{_rule_label(path, rule)}: no severity, so DQX reads it as P1 (warning); other ODCS tools treat a rule "
         "without severity as an error — write 'severity: error' or 'severity: warning'"

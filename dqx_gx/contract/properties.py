@@ -85,8 +85,8 @@ def _enum_values(raw: Mapping[str, Any], path: str) -> dict[str, Any]:
 
 
 def is_sensitive(raw: Mapping[str, Any]) -> bool:
-    """SPEC §5: ``classification`` restricted/confidential/sensitive/pii (any case), a ``pii: true``
-    custom property (ODCS ``customProperties``, native ``metadata``) or a ``pii`` tag."""
+    """docs/semantics.md, 'Samples and sensitive columns': ``classification`` restricted/confidential/sensitive/pii (any
+    case), a ``pii: true`` custom property (ODCS ``customProperties``, native ``metadata``) or a ``pii`` tag."""
     classification = raw.get("classification")
     if isinstance(classification, str) and classification.strip().lower() in SENSITIVE_CLASSES:
         return True
@@ -191,7 +191,8 @@ def _nested_rules(parent: Property, where: str, *, element: tuple[str, ...] | No
 
 def _item_rules(prop: Property, where: str, element: tuple[str, ...]) -> Iterator[Rule]:
     """An array's ``items`` declarations, each checked on every element: a row breaks one when any element
-    does (SPEC §3, §5). ``unique`` items are the array's ``uniqueItems``: no element repeats within a row."""
+    does (docs/semantics.md, 'Nested and array items'). ``unique`` items are the array's ``uniqueItems``: no element
+    repeats within a row."""
     if prop.required:
         yield _on_items(_required_rule(prop, where, "required"), element)
     if prop.unique:  # the array holding the items (at the way's end but one) has no element twice
@@ -279,8 +280,8 @@ def _required_rule(
 
 def _enum_rule(prop: Property, where: str) -> Iterator[MetricRule | SkippedRule]:
     """The valid-value list as a rule: every non-NULL value is one of them. A schema constraint like
-    ``minimum``: NULLs are what ``required`` is about, unlike the ``invalidValues`` metric (SPEC §3). P1, like
-    the other value constraints."""
+    ``minimum``: NULLs are what ``required`` is about, unlike the ``invalidValues`` metric (docs/semantics.md, 'Enum
+    NULLs'). P1, like the other value constraints."""
     if prop.valid_values is None:
         return
     name = f"{prop.name} is one of its enum values"
@@ -375,7 +376,8 @@ def _option_rules(prop: Property, where: str) -> Iterator[Rule]:
             yield SkippedRule(**declared, reason=problem)
             continue
         checked = _option_value(prop, key, value, rule_id)
-        if key == "pattern":  # a value must match it: NULL does not, as for invalidValues' pattern (SPEC §5)
+        # a value must match the pattern: NULL does not, as for invalidValues' pattern (docs/semantics.md, 'Counts')
+        if key == "pattern":
             metric = Metric(MetricKind.PATTERN_INVALID_COUNT, (prop.column,), pattern=str(checked))
         else:
             metric = Metric(

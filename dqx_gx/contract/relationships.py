@@ -2,8 +2,8 @@
 
 A relationship becomes a ``missing_reference_count`` rule that must be 0, checked when the run is
 given the referenced dataset by the name its ``to`` uses (``to: customers.id`` → ``customers``)
-and SKIPPED with how to give it otherwise (SPEC §3). One that names what cannot be resolved (a key
-of another dataset in ``from``, another document, keys of different lengths) is SKIPPED with the
+and SKIPPED with how to give it otherwise (docs/semantics.md, 'Foreign keys'). One that names what cannot be resolved (a
+key of another dataset in ``from``, another document, keys of different lengths) is SKIPPED with the
 reason; a relationship refuses a contract only where the ODCS JSON Schema does (a ``from`` on a
 property, a ``to`` that is not a reference).
 """

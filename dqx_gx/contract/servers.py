@@ -1,4 +1,5 @@
-"""ODCS ``servers`` entries as the contract wrote them: plain data, no reader (SPEC §2, §6).
+"""ODCS ``servers`` entries as the contract wrote them: plain data, no reader (docs/semantics.md, 'Contracts in' and
+'Data in').
 
 A contract is never refused for its servers block: keys the ODCS schema does not know for a
 server's type (datacontract-cli writes ``delimiter`` on file servers) are lifted out with a

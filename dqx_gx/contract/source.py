@@ -28,9 +28,9 @@ MAX_BYTES = 10 * 1024 * 1024
 stray data file passed by mistake from being parsed."""
 
 MAX_EXPANDED_NODES = 200_000
-"""Most YAML nodes a document may expand to once aliases are followed. The largest of
-the 121 corpus contracts has about 11,500; pure-Python YAML nodes cost hundreds of bytes
-and microseconds each, so the limit also bounds how long a refusal takes."""
+"""Most YAML nodes a document may expand to once aliases are followed: many times what the largest real
+contract has, while pure-Python YAML nodes cost hundreds of bytes and microseconds each, so the limit
+also bounds how long a refusal takes."""
 
 MAX_DEPTH = 64
 """Deepest nesting accepted (ODCS contracts nest about ten levels)."""

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from dqx_gx.inputs import check_references, chosen_with_checks, parse_references, reported_warnings
+
 EXIT_OK, EXIT_FOUND = 0, 1
 
 
@@ -51,18 +53,16 @@ def add_command(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported when run, as cli.py does: registering the command must not slow every other one.
-    from dqx_gx.cli import _check_references, _reported_warnings, with_checks  # noqa: PLC0415 - cli.py imports it
     from dqx_gx.contract import load_contracts, read_document  # noqa: PLC0415
-    from dqx_gx.coverage import chosen_contracts, contract_coverage  # noqa: PLC0415
+    from dqx_gx.coverage import contract_coverage  # noqa: PLC0415
 
-    given = dict(item.partition("=")[::2] for item in args.reference or [])
-    with _reported_warnings(args.verbose):
+    given = parse_references(args.reference, paths=False)
+    with reported_warnings(args.verbose):
         document = read_document(args.contract)
         contracts = load_contracts(document)
-    chosen = chosen_contracts(contracts, args.schema)
-    with _reported_warnings(args.verbose):
-        chosen = list(zip([i for i, _ in chosen], with_checks([c for _, c in chosen], args.checks), strict=True))
-    _check_references([contract for _, contract in chosen], given)
+    with reported_warnings(args.verbose):
+        chosen = chosen_with_checks(contracts, args.schema, args.checks)
+    check_references([contract for _, contract in chosen], given)
     report = contract_coverage(document, chosen, allow_sql=args.allow_sql, references=set(given), not_built={})
     if args.output == "json":
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))

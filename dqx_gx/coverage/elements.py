@@ -13,11 +13,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dqx_gx.contract import Contract, load_contracts, read_document
+from dqx_gx.contract import Contract, chosen_contracts, load_contracts, read_document
 from dqx_gx.contract.model import Source
 from dqx_gx.contract.source import Document
 from dqx_gx.coverage.places import Place, Status, native_places, odcs_places, thesis_places
-from dqx_gx.errors import ContractValidationError
 from dqx_gx.kinds import kind_of
 from dqx_gx.rules.opt_in import opted_out
 from dqx_gx.rules.rule import CheckRule, ExpectationRule, MetricRule, Rule, SkippedRule, SqlRule, TypeRule
@@ -144,18 +143,6 @@ def contract_coverage(
             place = Place(f"check:{rule.check}/{rule.name}", rule.name, Status.SKIPPED)
             elements.append(_element(place, [rule], outcome))
     return Coverage(document.origin, tuple(elements))
-
-
-def chosen_contracts(contracts: list[Contract], schema: str | None) -> list[tuple[int, Contract]]:
-    """The contracts of a document with their ``schema[]`` index: all, or the one ``schema`` names."""
-    indexed = list(enumerate(contracts))
-    if schema is None:
-        return indexed
-    matches = [(i, c) for i, c in indexed if schema in (c.dataset, c.schema_name)]
-    if not matches:
-        known = ", ".join(c.dataset for c in contracts) or "none"
-        raise ContractValidationError(f"--schema {schema!r} matches no schema object of the contract (it has: {known})")
-    return matches[:1]
 
 
 def _joined(places: list[Place], rules: Iterable[Rule], outcome: Callable[[Rule], str | None]) -> Iterable[Element]:

@@ -57,8 +57,8 @@ from dqx_gx.spark_versions import TIME_TYPES
 SEED = 20261125
 """The sample's seed: the same data and fraction draw the same rows, so a draft can be repeated."""
 RELATIVE_ERROR = 0.05
-"""Spark's default for ``approx_count_distinct`` (512 registers a column). Measured: at 1 % (16,384
-registers) the one aggregation over 20 columns took 40 times as long, its buffers copied row by row."""
+"""Spark's default for ``approx_count_distinct`` (512 registers a column): a smaller error needs so many
+registers that the one aggregation copies its buffers row by row and takes many times as long."""
 UNIQUE_ESTIMATE = 0.8
 """A column is checked exactly for uniqueness when its estimated distinct count reaches this share of rows."""
 

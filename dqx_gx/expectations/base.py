@@ -1,4 +1,5 @@
-"""The base of every dqx-gx expectation: one contract rule, one observed value, SPEC §3 bounds.
+"""The base of every dqx-gx expectation: one contract rule, one observed value, the bounds of docs/semantics.md,
+'Operators'.
 
 A subclass says which metrics it needs and how they combine into the observed
 value (:meth:`DqxExpectation.observe`); this class decides pass/fail with
@@ -62,7 +63,7 @@ Observation = Observed | Unmeasured
 class DqxExpectation(BatchExpectation):
     """A DQX rule on a batch; subclasses name the metric.
 
-    Bounds are the tolerance-derived interval of the rule's operator (SPEC §3):
+    Bounds are the tolerance-derived interval of the rule's operator (docs/semantics.md, 'Operators'):
     the value passes when it lies inside ``[min_value, max_value]`` (each end
     strict or not), or outside it when ``outside`` is set (``mustNotBe``,
     ``mustNotBeBetween``). No bounds: the value is recorded and always passes.
@@ -97,7 +98,7 @@ class DqxExpectation(BatchExpectation):
         self, execution_engine: Any = None, runtime_configuration: dict[str, Any] | None = None
     ) -> ValidationDependencies:
         # GX's own version rebuilds this expectation's configuration (a pydantic dump) once per
-        # success key to find the one runtime key it reads, result_format: ~20 dumps per rule per run.
+        # success key to find the one runtime key it reads, result_format.
         if execution_engine is not None:  # before any metric is resolved: GX's map rules beside it ask no samples
             gx_private.lighter_metric_resolution(execution_engine)
         result_format = (runtime_configuration or {}).get("result_format", self.result_format)
@@ -131,7 +132,8 @@ class DqxExpectation(BatchExpectation):
             success = not details.get("failure")
         else:
             success = self.interval.passes(float(value))
-        if (self.meta or {}).get("dqx", {}).get("sensitive"):  # judged on the value, shown as *** (SPEC §5)
+        # judged on the value, shown as *** (docs/semantics.md, 'Samples and sensitive columns')
+        if (self.meta or {}).get("dqx", {}).get("sensitive"):
             kept = {k: v for k, v in details.items() if k not in VALUE_DETAILS}
             value, details = REDACTED, {**kept, "redacted": True}
         result: dict[str, Any] = {"observed_value": value}

@@ -3,9 +3,9 @@
 Building a Spark column goes through Spark's gateway: two or three round trips per function
 (``count_if``, ``cast``, ``when`` …), each handled by the JVM, and one more when Python drops the
 object (and about ten more per column reference or ``Column`` method for PySpark's record of where it
-was called, which dqx-gx turns off while it builds: :mod:`dqx_gx.spark.own_expressions`). A 68-rule suite
-made 6,670 gateway calls per run, and at 1,000 rows the run's CPU time (Python and JVM) fell by about a
-third once they were kept. A contract run again on a batch of the same schema (each micro-batch of a
+was called, which dqx-gx turns off while it builds: :mod:`dqx_gx.spark.own_expressions`); for a small
+batch that is a large part of a run's CPU time (docs/benchmarks.md, "Measured facts behind the design").
+A contract run again on a batch of the same schema (each micro-batch of a
 stream, a job checking batch after batch) asks for the same expressions: they are kept here, keyed by
 everything they are built from, and reused. Only expressions are kept, never data: a column is an
 unresolved expression that names the batch's columns, valid for any DataFrame of the same session kind.

@@ -1,4 +1,5 @@
-"""Hand-written DQX assertions as GX expectations: each one ``expect_dqx_check_assertion`` (SPEC §10).
+"""Hand-written DQX assertions as GX expectations: each one ``expect_dqx_check_assertion`` (docs/semantics.md,
+'Hand-written DQX checks').
 
 The expectation stores what :mod:`dqx_gx.checks` read from the check function (the formula, its metric
 symbols, the validator), so a stored suite runs it without the Python file. Each simple metric of this
@@ -66,7 +67,8 @@ class FirstRowValue(TableMetricProvider):
 
 
 def sql_query(expression: str, *, rule: str, batch_names: Iterable[str]) -> str:
-    """The query that computes a ``custom_sql`` expression over the batch, as the SQL guard rewrote it (SPEC §8);
+    """The query that computes a ``custom_sql`` expression over the batch, as the SQL guard rewrote it
+    (docs/semantics.md, 'SQL rules');
     ``ContractValidationError`` when the guard refuses it."""
     return checked_query(
         f"SELECT CAST(({expression}) AS DOUBLE) FROM ${{object}}", rule=rule, batch_names=batch_names, column=None
@@ -149,7 +151,8 @@ class ExpectDqxCheckAssertion(DqxExpectation):
         verdict = passes(Validation.from_dict(self.validation), value)
         if isinstance(verdict, str):
             return _result(False, value, {**details, "failure": verdict})
-        if (self.meta or {}).get("dqx", {}).get("sensitive"):  # judged on the value, shown as *** (SPEC §5)
+        # judged on the value, shown as *** (docs/semantics.md, 'Samples and sensitive columns')
+        if (self.meta or {}).get("dqx", {}).get("sensitive"):
             return _result(verdict, REDACTED, {"redacted": True})  # nor stored: its metrics are the column's values
         return _result(verdict, value, details)
 

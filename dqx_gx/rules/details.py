@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_SAMPLES = 5
-"""Failed rows shown per failing row-level rule unless the caller asks for another number (SPEC §5)."""
+"""Failed rows shown per failing row-level rule unless the caller asks for another number (docs/semantics.md, 'Samples
+and sensitive columns')."""
 
 TABLES = "tables"
 """The key of a GX validation result's ``details`` that holds a rule's details (each :meth:`Detail.to_dict`)."""

@@ -1,4 +1,5 @@
-"""What a hand-written DQX assertion states, as plain data: its metrics and its validator (SPEC §10).
+"""What a hand-written DQX assertion states, as plain data: its metrics and its validator (docs/semantics.md,
+'Hand-written DQX checks').
 
 dqlib's ``@check`` functions state assertions over symbolic metrics (``mp.average("price") /
 mp.num_rows()``) with a validator (``is_between(0, 10)``). :mod:`dqx_gx.checks` reads them once, into

@@ -1,4 +1,5 @@
-"""Completeness (SPEC §7): the time partitions a window expects, and which of them are missing.
+"""Completeness (docs/semantics.md, 'Completeness'): the time partitions a window expects, and which of them are
+missing.
 
 Engine-neutral: an engine reports which partition starts it found (:class:`Window` says which
 rows it must look at), and :func:`missing_partitions` decides the gaps. Periods are UTC: hours,
@@ -66,7 +67,7 @@ class Window:
 
 
 def window(now: datetime, granularity: Granularity, lookback_days: int) -> Window:
-    """The expected partitions of a check run at ``now`` (SPEC §7: complete periods only)."""
+    """The expected partitions of a check run at ``now`` (docs/semantics.md, 'Completeness': complete periods only)."""
     moment = as_utc(now)
     end = period_start(moment, granularity)
     earliest = moment - timedelta(days=lookback_days)

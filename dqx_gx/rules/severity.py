@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dqx_gx.errors import warn_contract
 
-if TYPE_CHECKING:  # dqlib's alias; importing dqlib costs 0.7 s, which loading a contract does without
+if TYPE_CHECKING:  # dqlib's alias; dqlib's import is slow, and loading a contract does without it
     from dqx.common import SeverityLevel
 
 DEFAULT_SEVERITY: SeverityLevel = "P1"
@@ -32,7 +32,7 @@ _LABELS: dict[str, SeverityLevel] = {
 
 
 def parse_severity(raw: Any, where: str) -> SeverityLevel:
-    """DQX level for a contract's severity label (SPEC §3).
+    """DQX level for a contract's severity label (docs/semantics.md, 'Severities').
 
     Omitted means P1; an unknown label also gives P1, with a ContractWarning
     naming ``where`` (e.g. ``Quality rule 'x'``) so the fallback is never silent.

@@ -1,4 +1,4 @@
-"""``type: sql`` rules: a contract's query may read its own dataset and nothing else (SPEC §8).
+"""``type: sql`` rules: a contract's query may read its own dataset and nothing else (docs/semantics.md, 'SQL rules').
 
 A contract's SQL is untrusted input that would run with the Spark session's
 rights. It is parsed (sqlglot, Spark dialect) and refused unless it is exactly

@@ -1,6 +1,6 @@
 """Thresholds: an ODCS operator and its value, turned into tolerance-derived bounds.
 
-DQX compares with a tolerance ε = 1e-9 (``dqx.functions``). SPEC §3 writes each
+DQX compares with a tolerance ε = 1e-9 (``dqx.functions``). docs/semantics.md, 'Operators' writes each
 operator as bounds around the value; those bounds are what every engine
 evaluates and what the GX expectation stores, so there is exactly one
 definition of "passes" in this project: :meth:`Interval.passes`.

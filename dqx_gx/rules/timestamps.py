@@ -1,4 +1,5 @@
-"""Instants as SPEC §1 reads them: a date is midnight UTC, a timestamp without zone is UTC."""
+"""Instants as docs/semantics.md, 'The reference: DQX itself' reads them: a date is midnight UTC, a timestamp without
+zone is UTC."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def ephemeral_context(*, keep_results: bool = True) -> AbstractDataContext:
     """A fresh in-memory GX context: nothing is written to disk. One that only dqx-gx holds
     (``keep_results=False``) keeps no suite, validation definition, checkpoint or result of a run
     (:func:`~dqx_gx.gx_private.is_thrown_away`): storing them is a serialising (and, for the suite, a reading
-    back) of every rule, ~0.3 ms per rule per run, and 10–25 ms for a result, which no one reads there; a
+    back) of every rule in every run, and of every result, which no one reads there; a
     stream's context would also hold one more result every micro-batch."""
     context = quiet_context(gx.get_context(mode="ephemeral"))
     if not keep_results:

@@ -1,4 +1,4 @@
-"""GX validation results → DQX ``AssertionResult`` objects, one per contract rule (SPEC §4)."""
+"""GX validation results → DQX ``AssertionResult`` objects, one per contract rule (docs/semantics.md, 'Results out')."""
 
 from __future__ import annotations
 
@@ -30,11 +30,12 @@ class RuleResult:
     """Why the rule failed without a comparison, or was skipped."""
     expectation_type: str | None = None
     rows_marked: int | None = None
-    """Rows a row-level rule marks (SPEC §5): its count, except for duplicates, whose metric counts the
-    extra copies while every row of a repeated key is marked. None for a batch-only rule."""
+    """Rows a row-level rule marks (docs/semantics.md, 'Invariant'): its count, except for duplicates, whose metric
+    counts the extra copies while every row of a repeated key is marked. None for a batch-only rule."""
     details: tuple[Detail, ...] = ()
-    """What the result shows beside its number: a completeness rule's first missing partitions (SPEC §7), up
-    to N of the rows a failing row-level rule marked (SPEC §5, sensitive values as ``***``), …"""
+    """What the result shows beside its number: a completeness rule's first missing partitions (docs/semantics.md,
+    'Completeness'), up to N of the rows a failing row-level rule marked (docs/semantics.md, 'Samples and sensitive
+    columns': sensitive values as ``***``), …"""
 
 
 def rule_results(
@@ -81,7 +82,8 @@ def _outcome(rule: Rule, evr: Any, skip_reason: str | None, where: _Where) -> Ru
         tags=dict(where.key.tags),
         assertion_tags=frozenset(filter(None, (rule.dimension, rule.origin.value))),
     )
-    if isinstance(rule, CheckRule):  # as dqlib's collect_results() gives it (SPEC §10)
+    # as dqlib's collect_results() gives it (docs/semantics.md, 'Hand-written DQX checks')
+    if isinstance(rule, CheckRule):
         assertion = dataclasses.replace(
             assertion,
             check=rule.check,
@@ -115,7 +117,8 @@ def _evaluate(
     if reason is not None:
         return status, _failure(reason, expression), observed, reason
     details = result.get("details") or {}
-    if details.get("redacted"):  # a value of a sensitive column: judged, never shown (SPEC §5)
+    # a value of a sensitive column: judged, never shown (docs/semantics.md, 'Samples and sensitive columns')
+    if details.get("redacted"):
         return status, Success(math.nan), observed, None
     if isinstance(rule, TypeRule):
         return status, Success(0.0), observed, None

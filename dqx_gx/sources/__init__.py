@@ -1,4 +1,4 @@
-"""Where a contract's data is and how Spark reads it (SPEC §6).
+"""Where a contract's data is and how Spark reads it (docs/semantics.md, 'Data in').
 
 ``choices`` (the formats and the error, importing nothing), ``servers`` (engine-neutral: the locations
 the contract's ODCS ``servers`` name), ``untyped`` (CSV and JSON read as text and cast

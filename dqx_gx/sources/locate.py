@@ -1,4 +1,4 @@
-"""Where the data is and how to read it, decided without Spark (SPEC §6: input errors come first).
+"""Where the data is and how to read it, decided without Spark (docs/semantics.md, 'Data in': input errors come first).
 
 Everything about a source that can be known without reading a row — the path exists and holds
 files, the format, the server's reader options — is settled here, so a wrong flag is one line

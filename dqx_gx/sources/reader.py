@@ -1,4 +1,5 @@
-"""Read a contract's data with Spark: files, folders, globs, catalog tables, ODCS servers (SPEC §6).
+"""Read a contract's data with Spark: files, folders, globs, catalog tables, ODCS servers (docs/semantics.md, 'Data
+in').
 
 Every failure to find or read the data is a :class:`SourceError` of one line naming the flag,
 server or file and the format; Spark's (Java) trace is left to ``-v``.
@@ -54,7 +55,7 @@ def read_data(
     ``server`` (the name of one of the contract's ODCS ``servers``); with none of them the
     contract's only server is used. CSV (with a header) and JSON lines are read as text and each
     declared column is cast to its declared type: values that do not cast are NULL for the other
-    rules and counted, and marked, by the column's type rule (SPEC §6). ``merge_schema`` merges the
+    rules and counted, and marked, by the column's type rule (docs/semantics.md, 'Data in'). ``merge_schema`` merges the
     columns of parquet/ORC files that disagree (default: on for a folder or glob, off for one file).
     ``delimiter`` separates CSV fields (default: the server's, else a comma). A ``path`` that replaces
     only the path of the contract's one file server keeps that server's format and reader options.
@@ -209,8 +210,8 @@ _SEPARATORS = (";", "\t", "|", ",", ":", " ")
 
 
 def _check_header(columns: Sequence[str], declared: Sequence[str], label: str) -> None:
-    """A CSV header that cannot be the declared data is an input error with its likely cause (SPEC §6),
-    not one FAILED "column not in batch" line per declared column."""
+    """A CSV header that cannot be the declared data is an input error with its likely cause (docs/semantics.md, 'Data
+    in'), not one FAILED "column not in batch" line per declared column."""
     if not columns and declared:
         named = ", ".join(declared[:3]) + (", …" if len(declared) > 3 else "")
         raise SourceError(

@@ -1,4 +1,4 @@
-"""Where an ODCS server keeps a contract's data, engine-neutral (SPEC §6).
+"""Where an ODCS server keeps a contract's data, engine-neutral (docs/semantics.md, 'Data in').
 
 A server is either files (``local``, ``s3``, ``gcs``, ``azure``, ``sftp``, … with ``path`` or
 ``location``, globs allowed, and a ``format``) or a catalog table (``catalog``/``schema`` or

@@ -1,4 +1,4 @@
-"""Untyped sources (SPEC §6): CSV and JSON store no types, so declared columns are cast from text.
+"""Untyped sources (docs/semantics.md, 'Data in'): CSV and JSON store no types, so declared columns are cast from text.
 
 Each declared column of a primitive type is cast (SQL's ``TRY_CAST``: PySpark 3.5 has no ``Column.try_cast``)
 to that type; every other rule sees the cast values. The text each cast column was read as is kept in the

@@ -1,7 +1,7 @@
 """The Spark expressions the kind declarations (``dqx_gx.kinds.catalog``) are written in, as
 :class:`~dqx_gx.spark.text.Sql` (one round trip each through Spark's gateway, not one per operation).
 
-Values are SPEC §1's (DQX's DuckDB SQL): NULLs are never counted as values, NaN
+Values are DQX's DuckDB SQL's (docs/semantics.md, 'The reference: DQX itself'): NULLs are never counted as values, NaN
 is a value, and a count taken with ``COUNT_IF`` is NULL when no row gave the
 predicate a value. Floating results travel as ``[value, is_nan]`` because GX
 turns NaN into None on the way back.
@@ -85,11 +85,12 @@ DAY_MICROS = 86_400_000_000
 
 def instant_micros(value: Sql, field: StructField) -> Sql:
     """A date or timestamp as microseconds since the epoch, UTC: a date is midnight UTC, a timestamp
-    without time zone is a wall-clock time read as UTC (SPEC §1), independent of the session time zone.
+    without time zone is a wall-clock time read as UTC (docs/semantics.md, 'The reference: DQX itself'), independent of
+    the session time zone.
 
     ``timestamp_ntz`` goes through ``ntz − epoch`` (an exact day-time interval; Spark subtracts NTZ
     values in UTC), never through ``timestamp_diff``, which casts NTZ to the session zone first:
-    in Europe/Berlin ``2026-03-29 02:30`` (a wall-clock time that DST skips) came out an hour late.
+    in Europe/Berlin ``2026-03-29 02:30`` (a wall-clock time that DST skips) would come out an hour late.
     """
     if isinstance(field.dataType, DateType):
         return S.call("unix_date", value).cast(LONG) * DAY_MICROS
@@ -100,7 +101,8 @@ def instant_micros(value: Sql, field: StructField) -> Sql:
 
 
 def partition_start(value: Sql, field: StructField, granularity: str) -> Sql:
-    """The start of the UTC period holding a date or timestamp, as epoch microseconds (SPEC §7).
+    """The start of the UTC period holding a date or timestamp, as epoch microseconds (docs/semantics.md,
+    'Completeness').
 
     Integer arithmetic on :func:`instant_micros` (hours, days, ISO weeks from Monday: 1970-01-05
     was one) and the calendar of a date for months; never ``date_trunc``, which truncates in the

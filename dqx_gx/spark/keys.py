@@ -1,8 +1,8 @@
 """Every key-based number of a batch from one grouping: distinct counts, duplicates and the rows they mark.
 
-A duplicates rule counts the extra copies of its key but marks every row of a repeated key (SPEC §5);
-both come from grouping the key. So the batch's keys (one per distinct-based rule, each set of columns
-once) are grouped together, by ``GROUPING SETS``, and each key's numbers are summed from its groups in
+A duplicates rule counts the extra copies of its key but marks every row of a repeated key (docs/semantics.md, 'Rows:
+annotate, split, quarantine'); both come from grouping the key. So the batch's keys (one per distinct-based rule, each
+set of columns once) are grouped together, by ``GROUPING SETS``, and each key's numbers are summed from its groups in
 the same query: one query for all of them, as ``count(DISTINCT)`` would expand the rows anyway, instead
 of a distinct-count pass and a grouping per duplicates rule that found a copy. Keys are grouped
 NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`).
@@ -37,7 +37,8 @@ class KeyCounts:
     """``COUNT(DISTINCT key)``: for one column its non-NULL values, for several the value tuples (NULL
     members count)."""
     marked: int
-    """The rows of a key that occurs more than once and, for one column, every NULL key (SPEC §5)."""
+    """The rows of a key that occurs more than once and, for one column, every NULL key (docs/semantics.md, 'Rows:
+    annotate, split, quarantine')."""
 
     @property
     def copies(self) -> int:

@@ -4,8 +4,8 @@
 ``.cast``, ``.alias``, ``&``, ``>`` …), the caller's file and line (its DataFrame debugging,
 ``spark.python.sql.dataFrameDebugging.enabled``, on by default), so that Spark's error messages can point
 at the line that built a failing expression. On a classic session that costs a walk of the Python stack
-and about ten round trips through Spark's gateway per call: a 68-rule contract's first run made 7,100
-gateway calls, 4,000 of them for this (0.79 s with them, 0.58 s without, at 1,000 rows). The lines
+and about ten round trips through Spark's gateway per call, most of a contract's first run's gateway calls
+(docs/benchmarks.md, "Measured facts behind the design"). The lines
 would all be inside dqx-gx, which tells its user nothing about their contract; so dqx-gx builds its
 expressions with the recording off. The caller's own expressions keep it.
 

@@ -1,4 +1,5 @@
-"""Exact percentiles (DuckDB's ``QUANTILE_CONT``, SPEC §1) without sorting the batch once per percentile.
+"""Exact percentiles (DuckDB's ``QUANTILE_CONT``, docs/semantics.md, 'The reference: DQX itself') without sorting the
+batch once per percentile.
 
 Two looks at the data. The first pass holds :func:`bracket` (in a ``df.agg`` of the brackets' own,
 beside the shared one): ``percentile_approx`` at ``p ± MARGIN``, two values whose ranks are at most

@@ -1,12 +1,12 @@
 """Spark expressions written as SQL text, made a Spark ``Column`` once, whole.
 
 On a classic session every PySpark ``Column`` operation is a round trip through Spark's gateway:
-a kind's aggregate (a cast, a ``when``, a comparison, a count, the NaN flag's struct) took 10 to 20 of
-them, 1.5 to 2.5 ms, each time a contract's expressions were first built. The same expression written
-as text is one round trip (``F.expr``), about 0.15 ms; Spark parses it when it plans the query, about
-0.1 ms more per expression and run. So the kinds' expressions are written with :class:`Sql`, which reads
-like PySpark's ``Column`` (operators, ``cast``, ``isin``) and renders the text, and become a ``Column``
-at the edge (:meth:`Sql.column`).
+a kind's aggregate (a cast, a ``when``, a comparison, a count, the NaN flag's struct) takes 10 to 20 of
+them each time a contract's expressions are first built. The same expression written as text is one
+round trip (``F.expr``), and Spark parses it when it plans the query, which costs far less than the
+round trips saved (docs/benchmarks.md, "Measured facts behind the design"). So the kinds' expressions
+are written with :class:`Sql`, which reads like PySpark's ``Column`` (operators, ``cast``, ``isin``) and
+renders the text, and become a ``Column`` at the edge (:meth:`Sql.column`).
 
 Nothing from a contract can change what the text says, whatever the session's settings:
 

@@ -1,4 +1,5 @@
-"""The hidden column of a batch read from an untyped source (SPEC §6): the text each cast column was read as.
+"""The hidden column of a batch read from an untyped source (docs/semantics.md, 'Data in'): the text each cast column
+was read as.
 
 ``dqx_gx.sources.untyped`` adds it when it casts CSV or JSON text to the declared types: a struct
 with one string field per cast column. A value whose text is there but whose cast is NULL did not
@@ -49,8 +50,8 @@ def read_text(columns: Columns, column: str) -> Sql | None:
 
 @own_expressions()
 def as_read(frame: DataFrame) -> DataFrame:
-    """``frame`` without ``_dqx_uncast``, each cast column back to the text it was read as (SPEC §6:
-    the values that were there, so a corrected file reads again by the same contract)."""
+    """``frame`` without ``_dqx_uncast``, each cast column back to the text it was read as (docs/semantics.md, 'Data
+    in': the values that were there, so a corrected file reads again by the same contract)."""
     columns = Columns.of(frame)
     cast = _cast_fields(columns)
     if columns.find(UNCAST) is None:

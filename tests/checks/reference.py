@@ -1,5 +1,5 @@
 """The two sides of the hand-written checks' differential tests: dqlib's VerificationSuite on DuckDB, and
-dqx-gx's run_checks on Spark, over the same rows (SPEC §10)."""
+dqx-gx's run_checks on Spark, over the same rows (docs/semantics.md, 'Hand-written DQX checks')."""
 
 from __future__ import annotations
 

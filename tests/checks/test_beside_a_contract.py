@@ -1,5 +1,5 @@
 """A contract and hand-written checks in one run: one result list, one verdict, in the same Spark passes; the
-same for the row gate and for each micro-batch of a stream (SPEC §10)."""
+same for the row gate and for each micro-batch of a stream (docs/semantics.md, 'Hand-written DQX checks')."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_hand_written_metrics_share_the_contracts_spark_passes(spark: SparkSessi
 
 
 def test_a_value_of_a_sensitive_column_is_judged_never_shown(spark: SparkSession) -> None:
-    """max(qty) of a pii column: the verdict is taken on it, the value shown as *** (SPEC §5); a length is not."""
+    """max(qty) of a pii column: the verdict is taken on it, the value shown as *** (docs/semantics.md, 'Samples and sensitive columns'); a length is not."""
     run = run_contract(orders(), MIXED.frame(spark), key=KEY, checks=[names])
     sensitive, length = run.rule_results[-2:]
     assert (sensitive.observed, sensitive.assertion.status) == ("***", "PASSED")

@@ -1,6 +1,6 @@
 """Metrics of earlier days (lag, day over day, week over week, stddev): dqx-gx reads them from the metric
 database its earlier runs stored them in, and equals dqlib running over a source that holds every day; without
-them the assertion is SKIPPED, naming the metric and the day (SPEC §10)."""
+them the assertion is SKIPPED, naming the metric and the day (docs/semantics.md, 'Hand-written DQX checks')."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Nothing of a hand-written check goes unsaid: what cannot run is SKIPPED or FAILED with the reason, the other
-assertions unaffected; what dqlib itself refuses is refused (SPEC §10)."""
+assertions unaffected; what dqlib itself refuses is refused (docs/semantics.md, 'Hand-written DQX checks')."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``Contract.to_checks()``: the contract's rules as a dqlib check function. dqlib's own VerificationSuite running
 them on DuckDB gives, for every rule dqlib can state, the severity, status and value ``run_contract`` gives on
-Spark; the rules it cannot state are left out and named (seed 001's composable contract, SPEC §10)."""
+Spark; the rules it cannot state are left out and named (seed 001's composable contract; docs/semantics.md, 'Hand-written DQX checks')."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Completeness checks load with dqlib's fields, defaults and refusals (SPEC §7), native and ODCS."""
+"""Completeness checks load with dqlib's fields, defaults and refusals (docs/semantics.md, 'Completeness'), native and ODCS."""
 
 from __future__ import annotations
 

@@ -59,7 +59,8 @@ def test_enum_lists_are_valid_value_rules_that_mark_rows(spark: SparkSession) ->
         "status string, channel string",
     )
     run = run_contract(contract, frame, now=NOW)
-    assert result(run.rule_results, "schema[0].properties[0].enum").observed == 1  # NULL is no violation (SPEC §3)
+    # NULL is no violation (docs/semantics.md, 'Enum NULLs')
+    assert result(run.rule_results, "schema[0].properties[0].enum").observed == 1
     channel = result(run.rule_results, "schema[0].properties[1].enum")
     assert (channel.assertion.status, channel.observed, channel.assertion.severity) == ("FAILED", 2, "P1")
     warned = annotate_rows(contract, frame, now=NOW).orderBy("status", "channel").collect()
@@ -101,7 +102,7 @@ TAGS = {
 
 
 def test_array_items_are_checked_on_every_element(spark: SparkSession) -> None:
-    """SPEC §3/§5: a row breaks an items rule when any element does; NULL elements are NULL values."""
+    """docs/semantics.md, 'Nested and array items': a row breaks an items rule when any element does; NULL elements are NULL values."""
     contract, messages = load([{"name": "t", "properties": [TAGS]}])
     assert messages == []
     rules = {r.id: r for r in contract.rules}
@@ -161,7 +162,7 @@ LINES = {
 
 
 def test_fields_of_array_elements_are_checked_on_every_element_that_is_there(spark: SparkSession) -> None:
-    """SPEC §3: a row breaks a rule on a field of the elements when any element does; a NULL element (or a NULL
+    """docs/semantics.md, 'Nested and array items': a row breaks a rule on a field of the elements when any element does; a NULL element (or a NULL
     struct inside one) holds no field, as a NULL struct column holds none: its own required rule's business."""
     contract, messages = load([{"name": "orders", "properties": [{"name": "id", "logicalType": "integer"}, LINES]}])
     at = "schema[0].properties[1].items."

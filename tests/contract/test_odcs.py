@@ -1,4 +1,4 @@
-"""ODCS loading: the DQX spec's complete example, its error surface, and SPEC §2's normalisations."""
+"""ODCS loading: the DQX spec's complete example, its error surface, and the normalisations of docs/semantics.md, 'Contracts in'."""
 
 from __future__ import annotations
 

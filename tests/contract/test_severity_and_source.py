@@ -1,4 +1,4 @@
-"""Severity spellings (SPEC §3) and the safe reading of contract sources."""
+"""Severity spellings (docs/semantics.md, 'Severities') and the safe reading of contract sources."""
 
 from __future__ import annotations
 

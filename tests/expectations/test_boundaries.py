@@ -1,4 +1,4 @@
-"""Operator boundaries (SPEC §3): at v−ε, v and v+ε every operator decides as DQX's own functions do,
+"""Operator boundaries (docs/semantics.md, 'Operators'): at v−ε, v and v+ε every operator decides as DQX's own functions do,
 in the rules layer and through a GX checkpoint; percent rules at exactly their threshold."""
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def one_null_in_100(spark: SparkSession) -> DataFrame:
 def test_percent_rules_at_the_threshold(
     one_null_in_100: DataFrame, rule: dict[str, Any], status: str, observed: float
 ) -> None:
-    """One NULL in 100 rows is exactly 1 % of all rows (SPEC §3: 0–100 scale)."""
+    """One NULL in 100 rows is exactly 1 % of all rows (docs/semantics.md, 'Percent': 0–100 scale)."""
     c = one_table([{"name": "x", "quality": [{"name": "nulls", "metric": "nullValues", **rule}]}])
     (result,) = [r for r in run_contract(c, one_null_in_100).rule_results if r.rule.name == "nulls"]
     assert result.observed == observed

@@ -1,7 +1,7 @@
-"""Completeness (SPEC §7) on Spark through GX: partition starts as the engine-neutral rules compute them,
+"""Completeness (docs/semantics.md, 'Completeness') on Spark through GX: partition starts as the engine-neutral rules compute them,
 gaps per granularity and edge, and the missing partitions in the table, JSON and data docs.
 
-Rule for ``timestamp_ntz``: its wall-clock value is read as UTC (SPEC §1), whatever the session time
+Rule for ``timestamp_ntz``: its wall-clock value is read as UTC (docs/semantics.md, 'The reference: DQX itself'), whatever the session time
 zone; a ``timestamp`` is an instant; a date is midnight UTC. The session runs in UTC (tests/conftest.py)
 except where a test sets another zone and restores it.
 """

@@ -1,9 +1,9 @@
-"""Differential test: every metric computed by GX on Spark equals what DQX computes on DuckDB (SPEC §1).
+"""Differential test: every metric computed by GX on Spark equals what DQX computes on DuckDB (docs/semantics.md, 'The reference: DQX itself').
 
 For each dataset, one contract holds a no-operator rule per (column, metric) —
 the rule records its observed value — and runs once through a GX checkpoint.
 The same rows go to dqlib (or, for metrics dqlib lacks, to the DuckDB SQL of
-SPEC §1). Counts must be equal; other values equal within 1e-6 relative
+docs/semantics.md, 'The reference: DQX itself'). Counts must be equal; other values equal within 1e-6 relative
 (dqlib stores values as float32). Where DQX cannot compute a metric (NULL,
 NaN, infinity, an empty batch for a ratio), the rule must be FAILED with a reason.
 """

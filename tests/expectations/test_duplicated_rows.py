@@ -1,4 +1,4 @@
-"""SPEC §5: a duplicates rule counts the extra copies of a key but marks every row of a repeated key (and,
+"""docs/semantics.md, 'Rows: annotate, split, quarantine': a duplicates rule counts the extra copies of a key but marks every row of a repeated key (and,
 for one column, every NULL key); the run reports the rows the gate marks, from its own grouping."""
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def test_a_dataset_may_refer_to_itself(spark: SparkSession) -> None:
 
 
 def test_a_dataset_referring_to_itself_is_its_own_reference_when_none_is_given(spark: SparkSession) -> None:
-    """SPEC §3: a foreign key to the batch's own dataset uses the batch (datacontract-cli's employees fixture)."""
+    """docs/semantics.md, 'Foreign keys': a foreign key to the batch's own dataset uses the batch (datacontract-cli's employees fixture)."""
     employees = [{"name": "id", "logicalType": "integer"}, {"name": "boss", "relationships": [{"to": "staff.id"}]}]
     (contract,) = Contract.from_odcs(odcs_document([{"name": "staff", "properties": employees}]))
     frame = spark.createDataFrame([(1, None), (2, 1), (3, 2), (4, 7), (5, 8)], "id int, boss int")

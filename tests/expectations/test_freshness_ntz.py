@@ -1,4 +1,4 @@
-"""Freshness on ``timestamp_ntz`` around a DST change: wall-clock values are read as UTC (SPEC §1),
+"""Freshness on ``timestamp_ntz`` around a DST change: wall-clock values are read as UTC (docs/semantics.md, 'The reference: DQX itself'),
 never through the session time zone (``timestamp_diff`` used to cast them into it first)."""
 
 from __future__ import annotations

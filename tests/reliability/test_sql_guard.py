@@ -1,4 +1,4 @@
-"""The SQL guard (SPEC §8): a contract's query reads its own dataset and nothing else.
+"""The SQL guard (docs/semantics.md, 'SQL rules'): a contract's query reads its own dataset and nothing else.
 
 A generated corpus of queries, each with its verdict: refused, or allowed and then run in Spark
 against the batch while a temporary view ``payroll`` of the same columns holds a secret. An

@@ -1,4 +1,4 @@
-"""The row gate against hand-written Spark filters and against the batch metrics (SPEC §5's invariant)."""
+"""The row gate against hand-written Spark filters and against the batch metrics (docs/semantics.md, 'Invariant')."""
 
 from __future__ import annotations
 
@@ -203,7 +203,8 @@ def test_marks_equal_hand_written_filters(
         "score min": c("score").isNotNull() & ~(c("score") > -1e-9),
         "tag nulls": c("tag").isNull(),
         "tag minLength 1": c("tag").isNotNull() & (F.length("tag") < 1),
-        "tag pattern ^[a-z]$": c("tag").isNull() | ~c("tag").rlike("^[a-z]$"),  # NULL does not match (SPEC §5)
+        # NULL does not match (docs/semantics.md, 'Rows: annotate, split, quarantine')
+        "tag pattern ^[a-z]$": c("tag").isNull() | ~c("tag").rlike("^[a-z]$"),
         "weird pattern": ~F.coalesce(c(QUOTED).rlike("^[a-z]+$"), F.lit(False)),
         "code maxLength 3": c("code").isNotNull() & (F.length("code") > 3),
         "tags uniqueItems True": c("tags").isNotNull() & (F.size(F.array_distinct("tags")) != F.size("tags")),

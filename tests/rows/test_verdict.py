@@ -1,4 +1,4 @@
-"""SPEC §5: the batch verdict decides where a rule's marks go; only a failing P0 rule writes errors."""
+"""docs/semantics.md, 'Errors and warnings': the batch verdict decides where a rule's marks go; only a failing P0 rule writes errors."""
 
 from __future__ import annotations
 

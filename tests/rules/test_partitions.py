@@ -1,4 +1,4 @@
-"""SPEC §7 without an engine: the partitions a window expects, and which missing ones count."""
+"""Completeness (docs/semantics.md, 'Completeness') without an engine: the partitions a window expects, and which missing ones count."""
 
 from __future__ import annotations
 

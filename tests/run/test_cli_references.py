@@ -86,8 +86,8 @@ def test_without_reference_the_foreign_key_is_skipped_and_said(
             "error: --reference custmers: no foreign key of the contract refers to 'custmers' "
             "(they refer to: customers)\n",
         ),
-        ("customers=", "error: --reference customers=: give where the dataset is (a path, or table:NAME)\n"),
-        ("customers", "error: --reference 'customers' is not KEY=VALUE\n"),
+        ("customers=", "error: --reference customers=: give where the dataset is, as NAME=PATH or NAME=table:TABLE\n"),
+        ("customers", "error: --reference customers: give where the dataset is, as NAME=PATH or NAME=table:TABLE\n"),
         ("customers=nowhere.parquet", "error: --reference customers=nowhere.parquet: no such file or directory\n"),
         (
             "customers=table:no_such_view",

@@ -1,5 +1,5 @@
 """The thesis's Validator API over real HTTP: the weather scenario's 45 checks against numbers computed apart
-(DuckDB), and every refusal SPEC §9 lists, each with nothing stored."""
+(DuckDB), and every refusal docs/semantics.md, 'The validator service and the thesis's rules' lists, each with nothing stored."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Input errors come before the data (SPEC §6): one line, exit 2, and no Spark for what needs no data."""
+"""Input errors come before the data (docs/semantics.md, 'Data in'): one line, exit 2, and no Spark for what needs no data."""
 
 from __future__ import annotations
 

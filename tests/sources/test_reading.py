@@ -1,4 +1,4 @@
-"""Reading where the data lives (SPEC §6): servers, tables, globs, untyped sources cast, schema merging."""
+"""Reading where the data lives (docs/semantics.md, 'Data in'): servers, tables, globs, untyped sources cast, schema merging."""
 
 from __future__ import annotations
 

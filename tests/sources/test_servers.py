@@ -1,4 +1,4 @@
-"""ODCS servers, engine-neutral: parsed with warnings, never a reason to refuse a contract (SPEC §2, §6)."""
+"""ODCS servers, engine-neutral: parsed with warnings, never a reason to refuse a contract (docs/semantics.md, 'Contracts in' and 'Data in')."""
 
 from __future__ import annotations
 

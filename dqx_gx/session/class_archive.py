@@ -3,7 +3,7 @@
 A local ``validate`` spends most of its start in the JVM, loading and verifying Spark's classes one by
 one. HotSpot can write the classes a run loaded to an archive when the JVM exits
 (``-XX:ArchiveClassesAtExit``) and map that archive when the next JVM starts
-(``-XX:SharedArchiveFile``): on 2 cores, the README example's validate takes about 2.5 s less. Java 19
+(``-XX:SharedArchiveFile``), which shortens a command's start by seconds (docs/benchmarks.md). Java 19
 does this by itself (``-XX:+AutoCreateSharedArchive``); Java 17 does not, so this module keeps the archive:
 
 - one archive per Java installation (17 or 21) and Spark ``jars`` folder, in ``~/.cache/dqx-gx/jvm`` (or
@@ -12,7 +12,7 @@ does this by itself (``-XX:+AutoCreateSharedArchive``); Java 17 does not, so thi
 - none where HotSpot would refuse one: a Java agent or module option, a classpath folder that is not
   empty (a Spark distribution's ``conf``), an extended driver classpath, a path Spark's launcher would
   split, Windows (PySpark kills the JVM at exit, before it could write);
-- written by the JVM of the *second* command on a machine: the run that writes is about 4 s slower, and
+- written by the JVM of the *second* command on a machine: the run that writes is slower, and
   its JVM writes for some seconds after the command ends, which a one-shot container (one command, then
   gone) should never pay for;
 - written to a part file first and made the archive by a later command, once HotSpot's header is in it
@@ -50,7 +50,7 @@ RETRY = 7 * 86400
 """Seconds before a Java and Spark whose archive failed are tried again."""
 UNUSED = 30 * 86400
 STALE = 86400
-"""Seconds after which another key's part file (about 160 MB) is deleted: its JVM ended long ago, and the
+"""Seconds after which another key's part file (a large file) is deleted: its JVM ended long ago, and the
 command that would have made it an archive never came (a virtual environment since removed)."""
 VERSIONS = ("17", "21")
 """Java versions whose archives were tried (Java 25 moves these logs to another tag, which later ones refuse)."""

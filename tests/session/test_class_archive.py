@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from dqx_gx.class_archive import GIVE_UP, MAGIC, QUIET, RETRY, SETTING, SETTLE, abandon, java_options, refused
 from dqx_gx.session import Target, start_session
+from dqx_gx.session.class_archive import GIVE_UP, MAGIC, QUIET, RETRY, SETTING, SETTLE, abandon, java_options, refused
 from tests.conftest import EXAMPLES
 
 

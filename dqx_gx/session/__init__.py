@@ -24,8 +24,8 @@ from importlib import resources
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from dqx_gx import class_archive
 from dqx_gx.errors import first_line
+from dqx_gx.session import class_archive
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
