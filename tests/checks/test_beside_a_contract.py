@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from dqx.api import check
 from pyspark.sql import SparkSession
 
@@ -16,6 +17,8 @@ from tests.checks.reference import KEY
 from tests.checks.test_differential import MIXED
 from tests.documents import odcs_document
 from tests.spark_plans import executed_plans
+
+pytestmark = pytest.mark.compat  # hand-written checks on every lane of the version matrix
 
 CONTRACT = odcs_document(
     [
