@@ -20,7 +20,9 @@ from dqx.api import AssertionReady, Context, DecoratedCheck, check
 from dqx.provider import MetricProvider
 
 from dqx_gx.errors import warn_contract
-from dqx_gx.rules.metric import ConstraintKind, Metric, MetricKind, Scalar, Scale
+from dqx_gx.kinds import MetricKind
+from dqx_gx.kinds.params import COLUMN_TYPE, CONSTRAINT, VALUES
+from dqx_gx.rules.metric import ConstraintKind, Metric, Scalar, Scale
 from dqx_gx.rules.rule import CheckRule, MetricRule, Rule, SkippedRule
 from dqx_gx.rules.threshold import Operator, Threshold
 
@@ -103,7 +105,7 @@ def _stated(rule: Rule) -> Stated | str:
 def _count(metric: Metric) -> Stated | str:
     """The metric at the scale of a count."""
     column = metric.column or ""
-    values = _values(metric.values)
+    values = _values(VALUES.of(metric))
     match metric.kind:
         case MetricKind.NUM_ROWS:
             return lambda mp: mp.num_rows()
@@ -127,9 +129,9 @@ def _count(metric: Metric) -> Stated | str:
             return lambda mp: mp.variance(column)
         case MetricKind.STDDEV:
             return lambda mp: sp.sqrt(mp.variance(column))
-        case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH if metric.column_type in ("string", "list", "map"):
+        case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH if COLUMN_TYPE.of(metric) in ("string", "list", "map"):
             length = "min_length" if metric.kind is MetricKind.MIN_LENGTH else "max_length"
-            return lambda mp: getattr(mp, length)(column, metric.column_type)
+            return lambda mp: getattr(mp, length)(column, COLUMN_TYPE.of(metric))
         case MetricKind.VIOLATION_COUNT if _negative(metric):
             return lambda mp: mp.metric(specs.NegativeCount(column))
         case MetricKind.COUNT_VALUES | MetricKind.INVALID_COUNT | MetricKind.MISSING_COUNT | MetricKind.UNLISTED_COUNT:
@@ -149,7 +151,7 @@ def _count(metric: Metric) -> Stated | str:
 
 def _negative(metric: Metric) -> bool:
     """A ``minimum: 0`` constraint: its violations are dqlib's ``NegativeCount`` (``COUNT_IF(c < 0.0)``)."""
-    constraint = metric.constraint
+    constraint = CONSTRAINT.of(metric)
     return constraint is not None and constraint.kind is ConstraintKind.MINIMUM and constraint.value == 0
 
 

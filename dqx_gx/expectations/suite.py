@@ -135,9 +135,9 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
     assert isinstance(rule, MetricRule)
     kind = kind_of(rule.metric)
     kwargs = {**common, **_bounds(rule.threshold), **kind.arguments(rule.metric)}
-    if kind.value.needs_now:
+    if kind.needs_now:
         kwargs["now"] = {"$PARAMETER": NOW_EXPRESSION}
-    return EXPECTATIONS[kind.metric](**kwargs)
+    return EXPECTATIONS[kind.name](**kwargs)
 
 
 def _bounds(threshold: Threshold | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from dqx_gx.rules.hand_written import MetricSymbol, Validation
-from dqx_gx.rules.metric import Metric, describe
+from dqx_gx.rules.metric import Metric
 from dqx_gx.rules.threshold import Threshold
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class MetricRule(RuleInfo):
 
     def expression(self) -> str:
         """The assertion in words, as DQX writes it: ``null_count(order_id) = 0``."""
-        text = describe(self.metric)
+        text = self.metric.describe()
         return f"{text} {self.threshold.describe()}" if self.threshold else text
 
 

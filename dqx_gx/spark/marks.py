@@ -13,8 +13,8 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
-from dqx_gx.kinds.kind import Marks, Reach, Value, fill
-from dqx_gx.rules.metric import MetricKind, Scale
+from dqx_gx.kinds.kind import Extreme, Marks, Reach, Value, fill
+from dqx_gx.rules.metric import Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
@@ -196,7 +196,8 @@ def _fails(row_rule: RowRule, on: On) -> Sql | bool:
         return S.call("coalesce", ~within(count, interval), True)
     # a bound on one statistic (custom min/max): one marked row fails an upper bound of the max or a
     # lower bound of the min; any other bound needs the statistic itself
-    one_sided = interval.min_value is None if metric.kind is MetricKind.MAX else interval.max_value is None
+    highest = row_rule.marks.extreme is Extreme.HIGHEST
+    one_sided = interval.min_value is None if highest else interval.max_value is None
     if one_sided and not interval.outside:
         return True
     statistic = count_of(row_rule.kind, on).cast("struct<value:double,nan:boolean>").field("value")

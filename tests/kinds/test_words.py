@@ -58,6 +58,11 @@ def _native(example: Example) -> Contract:
     return load_native(native_document(columns, checks=[snippet]))
 
 
+def loaded(example: Example) -> Contract:
+    """The example snippet in a contract of the reference's example table, in the format of its place."""
+    return _native(example) if example.place in (Place.NATIVE_COLUMN, Place.NATIVE_TABLE) else _odcs(example)
+
+
 EXAMPLES = [(kind, example) for kind in KINDS.values() for example in kind.words.examples]
 
 
@@ -65,8 +70,7 @@ EXAMPLES = [(kind, example) for kind in KINDS.values() for example in kind.words
 def test_every_example_loads_cleanly_as_its_kind(kind: Kind, example: Example) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an example the reference shows draws no ContractWarning
-        native = example.place in (Place.NATIVE_COLUMN, Place.NATIVE_TABLE)
-        contract = _native(example) if native else _odcs(example)
+        contract = loaded(example)
     measured = [r for r in contract.rules if isinstance(r, MetricRule) and r.metric.kind is kind.metric]
     assert len(measured) == 1, [r.expression() for r in contract.rules]
     located = {Place.QUALITY: "quality[0]", Place.NATIVE_COLUMN: ".checks[0]", Place.NATIVE_TABLE: "checks[0]"}
@@ -125,7 +129,7 @@ def test_words_agree_with_what_the_kind_computes(format: Format) -> None:
             assert seen.setdefault(option.name, option.schema) == option.schema, option.name
         assert set(check.required) | set(check.one_of) <= {o.name for o in check.takes}, check.name
         for param in kind.params:
-            given = param.value in {o.name for o in check.takes}
+            given = param.name in {o.name for o in check.takes}
             assert given or (format is not Format.DQX), (check.name, param)
 
 
