@@ -196,7 +196,7 @@ def _run(
 
     if not outputs:
         return run_contract(contract, frame, **options)
-    with gated(contract, frame, options["references"], cache=False) as gate:
+    with gated(contract, frame, options["references"], now=options["now"], cache=False) as gate:
         run = run_contract(contract, gate.batch, **options)
         warn_without_row_rules(contract, frame, options["references"])
         valid, quarantine = split_annotated(gate.annotated(run))

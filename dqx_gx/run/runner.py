@@ -157,7 +157,11 @@ def run_contract(
         if db is not None:
             store_measured(db, key, measured_in(evrs))
         failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
-        found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
+        found = (
+            failed_row_samples(contract, dataframe, failing, samples, references, now=moment)
+            if failing and samples > 0
+            else {}
+        )
         results = tuple(
             replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -19,7 +20,7 @@ from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import counted, num_rows, within
-from dqx_gx.spark.kinds import On, count_of, marks_of
+from dqx_gx.spark.kinds import On, count_of, marks_of, spark_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 from dqx_gx.spark.text import Sql
@@ -127,8 +128,15 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
 
 
 @own_expressions()
-def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repeat: bool = True) -> Marked:
-    """The predicates of ``rules`` on ``frame``.
+def marked(
+    frame: DataFrame,
+    rules: Sequence[RowRule | UncastRule],
+    now: datetime,
+    *,
+    keys_repeat: bool = True,
+) -> Marked:
+    """The predicates of ``rules`` on ``frame``; ``now`` is the run's moment, which a kind's marks may read
+    (its run's metric reads the same one).
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
     grouping of the key columns alone and joined back (broadcast when few), so the rows
@@ -164,7 +172,8 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repe
             frame = with_found_keys(frame, row_rule.fields, *row_rule.reference, flag)
             hidden.append(flag)
             found = counted(S.named(flag))
-        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
+        moment = now if spark_of(row_rule.kind).reads_now else None
+        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, moment, found)
         message = fill(row_rule.marks.reads, on.metric)
         rule = row_rule.rule
         fails = _fails(row_rule, on)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
+from datetime import datetime
 from functools import reduce
 from typing import Any
 
@@ -21,6 +22,7 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
+from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.marks import marked, row_rules
 from dqx_gx.spark.own_expressions import own_expressions
@@ -44,10 +46,12 @@ def failed_row_samples(
     counts: Mapping[str, int],
     limit: int = DEFAULT_SAMPLES,
     references: References | None = None,
+    *,
+    now: datetime | None = None,
 ) -> dict[str, Detail]:
     """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about): the key
     columns and the rule's columns, as text; ``references`` are the datasets the run's foreign keys were
-    checked against.
+    checked against, ``now`` the run's moment (default: the current time).
 
     One Spark job for all of them; nothing runs when ``marked`` is empty or ``limit`` is 0.
     """
@@ -55,7 +59,7 @@ def failed_row_samples(
     failing = [r for r in row_rules(contract, columns, references) if counts.get(r.rule.id, 0) > 0]
     if not failing or limit <= 0:
         return {}
-    gate = marked(dataframe, failing)
+    gate = marked(dataframe, failing, run_moment(now))
     checks = gate.checks
     secret = {f.name for name in contract.sensitive_columns if (f := columns.find(name)) is not None}
     shown: dict[str, tuple[str, ...]] = {}
