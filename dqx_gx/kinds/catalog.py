@@ -99,6 +99,7 @@ class MetricKind(StrEnum):
     VIOLATION_COUNT = "violation_count"
     MISSING_PARTITIONS = "missing_partitions"
     MISSING_REFERENCE_COUNT = "missing_reference_count"
+    LENGTH_OUTSIDE_COUNT = "length_outside_count"
 
     @property
     def declared(self) -> Kind:
@@ -301,6 +302,32 @@ def _statistic(
         params=params,
         shows_values=COLUMN_TYPE not in params,
     )
+
+
+# --- the parameters only one kind takes ------------------------------------------------------------------
+
+
+def _limit(name: str, description: str) -> Param[int]:
+    return Param(
+        name,
+        int,
+        read=lambda value, where: int(value),  # the schema lets 5.0 through as a whole number
+        holds="whole number ≥ 0",
+        description=description,
+        schema={"type": "integer", "minimum": 0, "x-message": f"{name} must be a whole number >= 0, got: {{value}}"},
+        needs="(a whole number)",
+        exclusive=True,
+    )
+
+
+MIN_LENGTH = _limit("min_length", "The shortest length allowed (characters of a string, items of an array).")
+MAX_LENGTH = _limit("max_length", "The longest length allowed.")
+_LIMITS = (MIN_LENGTH.name, MAX_LENGTH.name)
+
+
+def _reversed_limits(metric: Metric) -> str | None:
+    low, high = MIN_LENGTH.of(metric), MAX_LENGTH.of(metric)
+    return f"min_length {low} is greater than max_length {high}; give the shorter first" if low > high else None
 
 
 KINDS: Mapping[str, Kind] = {
@@ -795,6 +822,30 @@ KINDS: Mapping[str, Kind] = {
             arity=Arity.MANY,
             params=(REFERENCE, REFERENCE_COLUMNS),
             subject="foreign key",
+        ),
+        Kind(
+            MetricKind.LENGTH_OUTSIDE_COUNT,
+            reads="count_if(length({columns}) not between {min_length} and {max_length})",
+            accepts=Accepts("applies to strings and arrays", allowed=frozenset({TypeFamily.TEXT, TypeFamily.ARRAY})),
+            value=Value.ROWS,
+            marks=Marks("length({columns}) is not between {min_length} and {max_length}"),
+            expectation="expect_dqx_length_outside_count",
+            words=Words(
+                "Rows whose length (characters of a string, items of an array) is below `min_length` or above "
+                "`max_length`; a NULL has no length and is not counted.",
+                (
+                    _dqx_example("length_between", "order_id", "mustBe: 0", "min_length: 5", "max_length: 12"),
+                    _native_example(
+                        "length_between", "order_id", "ids fit", "min_length: 5", "max_length: 12", "equals: 0"
+                    ),
+                ),
+                checks=(
+                    _dqx("length_between", MIN_LENGTH.option, MAX_LENGTH.option, RETURN, needs=_LIMITS),
+                    _native("length_between", MIN_LENGTH.option, MAX_LENGTH.option, RETURN, needs=_LIMITS),
+                ),
+            ),
+            params=(MIN_LENGTH, MAX_LENGTH),
+            refuses=_reversed_limits,
         ),
     )
 }

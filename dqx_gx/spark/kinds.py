@@ -22,6 +22,7 @@ from pyspark.sql import types as T
 from pyspark.sql.types import StructField
 
 from dqx_gx.kinds import Kind, Metric, MetricKind
+from dqx_gx.kinds.catalog import MAX_LENGTH, MIN_LENGTH
 from dqx_gx.kinds.params import (
     AGGREGATION,
     COLUMN_TYPE,
@@ -256,6 +257,13 @@ def _partition_in_window(on: On) -> Sql:
     return S.when(start >= epoch_micros(span.start), S.call("least", start, epoch_micros(span.end)))
 
 
+def _length_outside(on: On) -> Sql:
+    """A non-NULL value whose length (characters of a string, items of an array) is outside the limits."""
+    size = S.call("size" if isinstance(on.field.dataType, T.ArrayType) else "length", on.column)
+    outside = (size < MIN_LENGTH.of(on.metric)) | (size > MAX_LENGTH.of(on.metric))
+    return on.column.is_not_null() & outside
+
+
 def _null_in_its_struct(on: On) -> Sql:
     """The field is NULL and the struct holding it is not (Spark reads every field of a NULL struct as NULL)."""
     parts = column_parts(on.field)
@@ -318,6 +326,7 @@ SPARK: Mapping[str, SparkKind] = {
     MetricKind.MISSING_REFERENCE_COUNT: SparkKind(
         lambda on: X.count_if(_unreferenced(on)), _unreferenced, pass_=Pass.REFERENCE
     ),
+    MetricKind.LENGTH_OUTSIDE_COUNT: SparkKind(lambda on: X.count_if(_length_outside(on)), _length_outside),
 }
 """Every kind's Spark half, by the kind's name; ``tests/kinds`` holds it to :data:`dqx_gx.kinds.KINDS`."""
 

@@ -106,6 +106,7 @@ def test_the_vocabulary_of_each_format() -> None:
         "avg_length",
         "num_rows",
         "completeness",
+        "length_between",
     ]
     assert set(CHECKS[Format.NATIVE_COLUMN]) == set(CHECKS[Format.DQX]) - {"num_rows", "completeness"} | {"pattern"}
     assert list(CHECKS[Format.NATIVE_TABLE]) == ["duplicates", "num_rows", "freshness", "completeness"]
@@ -137,7 +138,10 @@ def test_words_agree_with_what_the_kind_computes(format: Format) -> None:
     ("implementation", "message"),
     [
         ("check: min\ncolumn: a\npercentile: 0.5\n", "percentile applies only to percentile, not to 'min'"),
-        ("check: num_rows\nreturn: pct\n", "return applies only to missing, duplicates, whitelist and blacklist"),
+        (
+            "check: num_rows\nreturn: pct\n",
+            "return applies only to missing, duplicates, whitelist, blacklist and length_between",
+        ),
         ("check: max_length\ncolumn: a\n", "check 'max_length' needs 'column_type:' (string, list or map)"),
         ("check: median\n", "unknown check 'median'; expected one of: missing, duplicates, whitelist, blacklist, "),
     ],

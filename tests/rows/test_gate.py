@@ -91,7 +91,10 @@ def every_row_level_kind() -> Contract:
             "name": "tag",
             "logicalType": "string",
             "logicalTypeOptions": {"minLength": 1, "pattern": "^[a-z]$"},
-            "quality": [{"name": "tag nulls", "metric": "nullValues", "mustBe": 0, "severity": "low"}],
+            "quality": [
+                {"name": "tag nulls", "metric": "nullValues", "mustBe": 0, "severity": "low"},
+                dqx("tag length", "length_between", "tag", severity="warning", min_length=1, max_length=2, mustBe=0),
+            ],
         },
         {
             "name": WEIRD,
@@ -111,6 +114,7 @@ def every_row_level_kind() -> Contract:
             "logicalType": "array",
             "items": {"logicalType": "string", "logicalTypeOptions": {"pattern": "^[a-y]$"}},
             "logicalTypeOptions": {"uniqueItems": True, "maxItems": 2},
+            "quality": [dqx("tags length", "length_between", "tags", severity="info", min_length=1, max_length=2)],
         },
         {"name": "day", "logicalType": "date"},
         {
@@ -216,6 +220,8 @@ def test_marks_equal_hand_written_filters(
         "foreign key status → statuses.code": c("status").isNotNull() & ~c("status").isin(STATUSES)
         if FOREIGN_KEYS.available
         else F.lit(False),  # PySpark 3.5: the rule fails with the reason, marking no row
+        "tag length": c("tag").isNotNull() & ((F.length("tag") < 1) | (F.length("tag") > 2)),
+        "tags length": c("tags").isNotNull() & ((F.size("tags") < 1) | (F.size("tags") > 2)),
     }
     for name, predicate in expected.items():
         assert marked.get(name, 0) == frame.filter(F.coalesce(predicate, F.lit(False))).count(), name
@@ -224,6 +230,7 @@ def test_marks_equal_hand_written_filters(
     if FOREIGN_KEYS.available:
         assert marked["foreign key status → statuses.code"] == 2  # NEW and gone; a NULL key references nothing
     assert marked.get("status+code unique", 0) == 0
+    assert (marked["tag length"], marked["tags length"]) == (2, 2)  # "" and "n/a"; [] and three items
 
 
 def test_errors_hold_p0_rules_and_warnings_the_rest(contract: Contract, frame: DataFrame) -> None:
