@@ -100,6 +100,7 @@ class MetricKind(StrEnum):
     MISSING_PARTITIONS = "missing_partitions"
     MISSING_REFERENCE_COUNT = "missing_reference_count"
     LENGTH_OUTSIDE_COUNT = "length_outside_count"
+    FUTURE_COUNT = "future_count"
 
     @property
     def declared(self) -> Kind:
@@ -328,6 +329,26 @@ _LIMITS = (MIN_LENGTH.name, MAX_LENGTH.name)
 def _reversed_limits(metric: Metric) -> str | None:
     low, high = MIN_LENGTH.of(metric), MAX_LENGTH.of(metric)
     return f"min_length {low} is greater than max_length {high}; give the shorter first" if low > high else None
+
+
+OFFSET: Param[int] = Param(
+    "offset",
+    int,
+    default=0,
+    read=lambda value, where: int(value),
+    holds="whole number of seconds",
+    description="Added to the run's moment: a value later than the moment plus this many seconds is in the "
+    "future (negative: that many seconds before the moment).",
+    schema={"type": "integer", "x-message": "offset must be a whole number of seconds, got: {value}"},
+    exclusive=True,
+    when_absent=0,
+)
+
+
+def _moment(metric: Metric) -> str:
+    """``now()``, ``now() + 3600s`` or ``now() - 60s``: the instant a future value is after."""
+    offset = OFFSET.of(metric)
+    return "now()" if offset == 0 else f"now() {'+' if offset > 0 else '-'} {abs(offset)}s"
 
 
 KINDS: Mapping[str, Kind] = {
@@ -846,6 +867,28 @@ KINDS: Mapping[str, Kind] = {
             ),
             params=(MIN_LENGTH, MAX_LENGTH),
             refuses=_reversed_limits,
+        ),
+        Kind(
+            MetricKind.FUTURE_COUNT,
+            reads=lambda metric: f"count_if({columns_text(metric)} > {_moment(metric)})",
+            accepts=INSTANTS,
+            value=Value.ROWS,
+            marks=Marks(lambda metric: f"{columns_text(metric)} is after {_moment(metric)}"),
+            expectation="expect_dqx_future_count",
+            words=Words(
+                "Rows whose date or timestamp is later than the run's moment plus `offset` seconds: DQX's "
+                "`is_not_in_future`. A NULL is not counted.",
+                (
+                    _dqx_example("is_not_in_future", "ordered_at", "mustBe: 0", "offset: 3600"),
+                    _native_example("is_not_in_future", "ordered_at", "no orders from the future", "equals: 0"),
+                ),
+                checks=(
+                    _dqx("is_not_in_future", OFFSET.option, RETURN),
+                    _native("is_not_in_future", OFFSET.option, RETURN),
+                ),
+            ),
+            params=(OFFSET,),
+            needs_now=True,
         ),
     )
 }

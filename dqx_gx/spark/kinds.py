@@ -22,7 +22,7 @@ from pyspark.sql import types as T
 from pyspark.sql.types import StructField
 
 from dqx_gx.kinds import Kind, Metric, MetricKind
-from dqx_gx.kinds.catalog import MAX_LENGTH, MIN_LENGTH
+from dqx_gx.kinds.catalog import MAX_LENGTH, MIN_LENGTH, OFFSET
 from dqx_gx.kinds.params import (
     AGGREGATION,
     COLUMN_TYPE,
@@ -264,6 +264,13 @@ def _length_outside(on: On) -> Sql:
     return on.column.is_not_null() & outside
 
 
+def _in_future(on: On) -> Sql:
+    """A non-NULL instant (SPEC §1's reading: a date is midnight UTC) after the run's moment plus the offset."""
+    assert on.now is not None, "the run's moment (SparkKind.reads_now)"
+    after = epoch_micros(on.now) + OFFSET.of(on.metric) * 1_000_000
+    return on.column.is_not_null() & (X.instant_micros(on.column, on.field) > after)
+
+
 def _null_in_its_struct(on: On) -> Sql:
     """The field is NULL and the struct holding it is not (Spark reads every field of a NULL struct as NULL)."""
     parts = column_parts(on.field)
@@ -327,6 +334,7 @@ SPARK: Mapping[str, SparkKind] = {
         lambda on: X.count_if(_unreferenced(on)), _unreferenced, pass_=Pass.REFERENCE
     ),
     MetricKind.LENGTH_OUTSIDE_COUNT: SparkKind(lambda on: X.count_if(_length_outside(on)), _length_outside),
+    MetricKind.FUTURE_COUNT: SparkKind(lambda on: X.count_if(_in_future(on)), _in_future, reads_now=True),
 }
 """Every kind's Spark half, by the kind's name; ``tests/kinds`` holds it to :data:`dqx_gx.kinds.KINDS`."""
 

@@ -381,7 +381,8 @@ def test_dqx_rule_without_operator_only_records() -> None:
         ("check: avg_length\ncolumn: a\n", "Quality rule 'x': check 'avg_length' needs 'column_type:'"),
         (
             "check: min\ncolumn: a\nreturn: pct\n",
-            "Quality rule 'x': return applies only to missing, duplicates, whitelist, blacklist and length_between",
+            "Quality rule 'x': return applies only to missing, duplicates, whitelist, blacklist, length_between and "
+            "is_not_in_future",
         ),
         ("check: whitelist\ncolumn: a\n", "Quality rule 'x': check 'whitelist' needs 'values:'"),
         ("check: num_rows\ncolumn: a\n", "Quality rule 'x': check 'num_rows' is table-level"),

@@ -107,6 +107,7 @@ def test_the_vocabulary_of_each_format() -> None:
         "num_rows",
         "completeness",
         "length_between",
+        "is_not_in_future",
     ]
     assert set(CHECKS[Format.NATIVE_COLUMN]) == set(CHECKS[Format.DQX]) - {"num_rows", "completeness"} | {"pattern"}
     assert list(CHECKS[Format.NATIVE_TABLE]) == ["duplicates", "num_rows", "freshness", "completeness"]
@@ -140,7 +141,7 @@ def test_words_agree_with_what_the_kind_computes(format: Format) -> None:
         ("check: min\ncolumn: a\npercentile: 0.5\n", "percentile applies only to percentile, not to 'min'"),
         (
             "check: num_rows\nreturn: pct\n",
-            "return applies only to missing, duplicates, whitelist, blacklist and length_between",
+            "return applies only to missing, duplicates, whitelist, blacklist, length_between and is_not_in_future",
         ),
         ("check: max_length\ncolumn: a\n", "check 'max_length' needs 'column_type:' (string, list or map)"),
         ("check: median\n", "unknown check 'median'; expected one of: missing, duplicates, whitelist, blacklist, "),
