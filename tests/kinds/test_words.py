@@ -14,6 +14,7 @@ from dqx_gx.contract.native import load_native
 from dqx_gx.kinds import CHECKS, KINDS, LIBRARY, MetricKind, Value
 from dqx_gx.kinds.generate import COMMAND, DERIVED, ROOT
 from dqx_gx.kinds.kind import Kind
+from dqx_gx.kinds.schema_gen import joined
 from dqx_gx.kinds.words import RETURN, Example, Format, Place
 from dqx_gx.rules.rule import MetricRule
 from tests.documents import native_document, odcs_document
@@ -64,6 +65,9 @@ def loaded(example: Example) -> Contract:
 
 
 EXAMPLES = [(kind, example) for kind in KINDS.values() for example in kind.words.examples]
+
+COUNTING_ROWS = joined(name for name, (kind, _) in CHECKS[Format.DQX].items() if kind.value is Value.ROWS)
+"""The DQX checks that count rows, in the words of messages (``missing, duplicates, … and blacklist``)."""
 
 
 @pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=[f"{k.metric.value}-{e.place.name}" for k, e in EXAMPLES])
@@ -139,10 +143,7 @@ def test_words_agree_with_what_the_kind_computes(format: Format) -> None:
     ("implementation", "message"),
     [
         ("check: min\ncolumn: a\npercentile: 0.5\n", "percentile applies only to percentile, not to 'min'"),
-        (
-            "check: num_rows\nreturn: pct\n",
-            "return applies only to missing, duplicates, whitelist, blacklist, length_between and is_not_in_future",
-        ),
+        ("check: num_rows\nreturn: pct\n", f"return applies only to {COUNTING_ROWS}"),
         ("check: max_length\ncolumn: a\n", "check 'max_length' needs 'column_type:' (string, list or map)"),
         ("check: median\n", "unknown check 'median'; expected one of: missing, duplicates, whitelist, blacklist, "),
     ],
