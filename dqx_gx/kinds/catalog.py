@@ -44,6 +44,7 @@ from dqx_gx.kinds.params import (
     REFERENCE_COLUMNS,
     VALUES,
     Param,
+    whole_number,
 )
 from dqx_gx.kinds.params import PATTERN as PATTERN_PARAM
 from dqx_gx.kinds.words import (
@@ -308,14 +309,23 @@ def _statistic(
 # --- the parameters only one kind takes ------------------------------------------------------------------
 
 
+_LONGEST = 2**31 - 1
+"""No Spark string or array is longer: a larger limit would fail the pass that measures every rule."""
+
+
 def _limit(name: str, description: str) -> Param[int]:
     return Param(
         name,
         int,
-        read=lambda value, where: int(value),  # the schema lets 5.0 through as a whole number
+        read=whole_number,
         holds="whole number ≥ 0",
         description=description,
-        schema={"type": "integer", "minimum": 0, "x-message": f"{name} must be a whole number >= 0, got: {{value}}"},
+        schema={
+            "type": "integer",
+            "minimum": 0,
+            "maximum": _LONGEST,
+            "x-message": f"{name} must be a whole number from 0 to {_LONGEST}, got: {{value}}",
+        },
         needs="(a whole number)",
         exclusive=True,
     )
@@ -331,15 +341,27 @@ def _reversed_limits(metric: Metric) -> str | None:
     return f"min_length {low} is greater than max_length {high}; give the shorter first" if low > high else None
 
 
+_FARTHEST = 10**12
+"""Seconds, about 31,700 years: the moment plus it stays an exact Spark bigint of microseconds."""
+
 OFFSET: Param[int] = Param(
     "offset",
     int,
     default=0,
-    read=lambda value, where: int(value),
+    read=whole_number,
     holds="whole number of seconds",
     description="Added to the run's moment: a value later than the moment plus this many seconds is in the "
     "future (negative: that many seconds before the moment).",
-    schema={"type": "integer", "x-message": "offset must be a whole number of seconds, got: {value}"},
+    schema={
+        "allOf": [
+            {"type": "integer", "x-message": "offset must be a whole number of seconds, got: {value}"},
+            {
+                "minimum": -_FARTHEST,
+                "maximum": _FARTHEST,
+                "x-message": f"offset must be at most {_FARTHEST} seconds either way, got: {{value}}",
+            },
+        ]
+    },
     exclusive=True,
     when_absent=0,
 )

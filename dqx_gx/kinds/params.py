@@ -183,6 +183,11 @@ def _pattern_constraint(check: Mapping[str, Any], label: str) -> Constraint:
     return Constraint(ConstraintKind.PATTERN, f"(?{flags}){pattern}" if flags else pattern)
 
 
+def whole_number(value: Any, where: str) -> int:
+    """A whole number the schema has let through, perhaps written ``5.0``."""
+    return int(value)
+
+
 def _percentile(value: Any, where: str) -> float:
     return finite_number(where, value, within=(0.0, 1.0))  # NaN passes the schema's 0–1 bounds
 
@@ -273,7 +278,7 @@ GRANULARITY: Param[str] = Param(
 LOOKBACK_DAYS: Param[int] = Param(
     "lookback_days",
     int,
-    read=lambda value, where: int(value),  # the schema lets 30.0 through as a whole number
+    read=whole_number,
     holds="whole number > 0",
     description="How many days back from the run's moment partitions are expected.",
     schema={

@@ -105,8 +105,9 @@ def test_a_column_without_a_length_fails_the_rule_with_the_reason(spark: SparkSe
     [
         ({"min_length": 3, "max_length": 1}, "min_length 3 is greater than max_length 1; give the shorter first"),
         ({"min_length": 1}, "check 'length_between' needs 'min_length:' and 'max_length:'"),
-        ({"min_length": -1, "max_length": 2}, "min_length must be a whole number >= 0, got: -1"),
-        ({"min_length": 1, "max_length": 2.5}, "max_length must be a whole number >= 0, got: 2.5"),
+        ({"min_length": -1, "max_length": 2}, "min_length must be a whole number from 0 to 2147483647, got: -1"),
+        ({"min_length": 1, "max_length": 2.5}, "max_length must be a whole number from 0 to 2147483647, got: 2.5"),
+        ({"min_length": 1, "max_length": 2**31}, "max_length must be a whole number from 0 to 2147483647, got: 2147"),
     ],
 )
 def test_limits_that_cannot_be_measured_are_refused_naming_the_field(

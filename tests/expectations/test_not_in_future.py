@@ -148,6 +148,7 @@ def test_the_suite_stores_the_offset_and_measures_from_the_runs_moment() -> None
     [
         (1.5, "offset must be a whole number of seconds, got: 1.5"),
         ("1h", "offset must be a whole number of seconds, got: '1h'"),
+        (-(10**13), "offset must be at most 1000000000000 seconds either way, got: -10000000000000"),
     ],
 )
 def test_an_offset_that_is_not_whole_seconds_is_refused(offset: Any, message: str) -> None:
