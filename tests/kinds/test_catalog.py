@@ -58,7 +58,7 @@ def test_every_metric_kind_is_declared_once() -> None:
     assert len({kind.expectation for kind in KINDS.values()}) == len(KINDS)
 
 
-@pytest.mark.parametrize("kind", DECLARED, ids=str)
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
 def test_each_declaration_is_complete(kind: Kind) -> None:
     metric = kind.metric
     spark = SPARK[metric]
@@ -97,7 +97,7 @@ def test_words_of_each_kind() -> None:
     assert KINDS[MetricKind.MISSING_REFERENCE_COUNT].describe(one) == "missing_reference_count(a → customers.id)"
 
 
-@pytest.mark.parametrize("kind", DECLARED, ids=str)
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
 def test_only_row_counts_are_scaled(kind: Kind) -> None:
     """A count of rows is a row-level kind's count of the rows it marks (SPEC §5); the statistics whose
     marks are rows past a bound (min, max) are values, not counts."""
@@ -109,7 +109,7 @@ def test_only_row_counts_are_scaled(kind: Kind) -> None:
     assert KINDS[MetricKind.MEAN].describe(Metric(MetricKind.MEAN, ("a",), scale=Scale.FRACTION)) == "mean(a)"
 
 
-@pytest.mark.parametrize("metric", [*EXAMPLE_METRICS.values(), *map(example, DECLARED)], ids=str)
+@pytest.mark.parametrize("metric", [*EXAMPLE_METRICS.values(), *map(example, DECLARED)], ids=Metric.describe)
 def test_expectation_arguments_round_trip(metric: Metric) -> None:
     kind = KINDS[metric.kind.value]
     arguments = kind.arguments(metric)
@@ -119,7 +119,7 @@ def test_expectation_arguments_round_trip(metric: Metric) -> None:
     assert ("columns" in arguments) == (kind.arity is Arity.MANY)
 
 
-@pytest.mark.parametrize("kind", DECLARED, ids=str)
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
 def test_each_kind_is_one_registered_gx_expectation(kind: Kind) -> None:
     expectation = EXPECTATIONS[kind.metric.value]
     assert issubclass(expectation, KindExpectation) and expectation.kind is kind
@@ -145,7 +145,7 @@ def test_every_constraint_is_declared_once() -> None:
     assert all(callable(violates) for violates in VIOLATIONS.values())
 
 
-@pytest.mark.parametrize("kind", DECLARED, ids=str)
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
 def test_each_parameter_is_a_metric_field_an_argument_and_an_expectation_field(kind: Kind) -> None:
     """A parameter is declared once: its metric holds it by name, the stored arguments carry it, and the
     expectation has a field of each argument's name."""
