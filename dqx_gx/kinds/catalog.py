@@ -22,11 +22,13 @@ from dqx_gx.kinds.kind import (
     Arity,
     BatchOnly,
     ConstraintCheck,
+    DqlibMetrics,
     Extreme,
     Kind,
     Marks,
     Reach,
     TypeFamily,
+    Unstated,
     Value,
     columns_text,
 )
@@ -283,6 +285,7 @@ def _statistic(
     *,
     marks: Marks | BatchOnly = WHOLE_BATCH,
     params: tuple[Param[Any], ...] = (),
+    dqlib: Callable[[Metric, DqlibMetrics], Any] | None = None,
 ) -> Kind:
     """A floating statistic of the column's non-null values, named alike in DQX and native checks."""
     lengths = (COLUMN_TYPE.option,) if COLUMN_TYPE in params else ()
@@ -303,6 +306,7 @@ def _statistic(
         ),
         params=params,
         shows_values=COLUMN_TYPE not in params,
+        dqlib=dqlib,
     )
 
 
@@ -373,6 +377,19 @@ def _moment(metric: Metric) -> str:
     return "now()" if offset == 0 else f"now() {'+' if offset > 0 else '-'} {abs(offset)}s"
 
 
+def _one(metric: Metric) -> str:
+    """The column of a metric of one column."""
+    return metric.columns[0]
+
+
+def _negative_count(metric: Metric, dqlib: DqlibMetrics) -> Any:
+    """dqlib counts the values breaking one constraint only, a minimum of 0 (``NegativeCount``)."""
+    constraint = CONSTRAINT.of(metric)
+    if constraint.kind is ConstraintKind.MINIMUM and constraint.value == 0:
+        return dqlib.negative_count(_one(metric))
+    raise Unstated
+
+
 KINDS: Mapping[str, Kind] = {
     MetricKind(kind.name): kind
     for kind in (
@@ -393,6 +410,7 @@ KINDS: Mapping[str, Kind] = {
                 checks=(_dqx("missing", RETURN), _native("missing", RETURN)),
                 library=(Library("nullValues"), Library("missingValues")),
             ),
+            dqlib=lambda m, dqlib: dqlib.null_count(_one(m)),
         ),
         Kind(
             MetricKind.FIELD_NULL_COUNT,
@@ -434,6 +452,7 @@ KINDS: Mapping[str, Kind] = {
                 library=(Library("missingValues", "missingValues"),),
             ),
             params=(VALUES,),
+            dqlib=lambda m, dqlib: dqlib.null_count(_one(m)) + dqlib.count_values(_one(m), VALUES.of(m)),
         ),
         Kind(
             MetricKind.DUPLICATE_COUNT,
@@ -465,6 +484,7 @@ KINDS: Mapping[str, Kind] = {
                 library=(Library("duplicateValues", "properties"),),
             ),
             arity=Arity.MANY,
+            dqlib=lambda m, dqlib: dqlib.duplicate_count(m.columns),
         ),
         Kind(
             MetricKind.INVALID_COUNT,
@@ -493,6 +513,7 @@ KINDS: Mapping[str, Kind] = {
                 library=(Library("invalidValues", "validValues"),),
             ),
             params=(VALUES,),
+            dqlib=lambda m, dqlib: dqlib.num_rows() - dqlib.count_values(_one(m), VALUES.of(m)),
         ),
         Kind(
             MetricKind.COUNT_VALUES,
@@ -513,6 +534,7 @@ KINDS: Mapping[str, Kind] = {
                 ),
             ),
             params=(VALUES,),
+            dqlib=lambda m, dqlib: dqlib.count_values(_one(m), VALUES.of(m)),
         ),
         Kind(
             MetricKind.UNLISTED_COUNT,
@@ -535,6 +557,9 @@ KINDS: Mapping[str, Kind] = {
                 "custom property), a rule that no value lies outside it.",
             ),
             params=(VALUES,),
+            dqlib=lambda m, dqlib: (
+                dqlib.num_rows() - dqlib.null_count(_one(m)) - dqlib.count_values(_one(m), VALUES.of(m))
+            ),
         ),
         Kind(
             MetricKind.PATTERN_INVALID_COUNT,
@@ -583,6 +608,7 @@ KINDS: Mapping[str, Kind] = {
             ),
             params=(CONSTRAINT,),
             subject=lambda metric: CONSTRAINT.of(metric).kind.value,
+            dqlib=_negative_count,
         ),
         Kind(
             MetricKind.CARDINALITY,
@@ -599,6 +625,7 @@ KINDS: Mapping[str, Kind] = {
                 ),
                 checks=(_dqx("cardinality"), _native("cardinality")),
             ),
+            dqlib=lambda m, dqlib: dqlib.unique_count(_one(m)),
         ),
         _statistic(
             "expect_dqx_min",
@@ -610,6 +637,7 @@ KINDS: Mapping[str, Kind] = {
                 _native_example("min", "amount", "no negative amounts", "min: 0"),
             ),
             marks=_breaks_the_bound(Extreme.LOWEST),
+            dqlib=lambda m, dqlib: dqlib.minimum(_one(m)),
         ),
         _statistic(
             "expect_dqx_max",
@@ -621,6 +649,7 @@ KINDS: Mapping[str, Kind] = {
                 _native_example("max", "amount", "amounts below 100k", "max: 100000"),
             ),
             marks=_breaks_the_bound(Extreme.HIGHEST),
+            dqlib=lambda m, dqlib: dqlib.maximum(_one(m)),
         ),
         _statistic(
             "expect_dqx_mean",
@@ -631,6 +660,7 @@ KINDS: Mapping[str, Kind] = {
                 _dqx_example("mean", "amount", "mustBeBetween: [10, 500]"),
                 _native_example("mean", "amount", "typical basket", "between: [10, 500]"),
             ),
+            dqlib=lambda m, dqlib: dqlib.average(_one(m)),
         ),
         _statistic(
             "expect_dqx_sum",
@@ -641,6 +671,7 @@ KINDS: Mapping[str, Kind] = {
                 _dqx_example("sum", "amount", "mustBeGreaterThan: 0"),
                 _native_example("sum", "amount", "some revenue", "min: 1"),
             ),
+            dqlib=lambda m, dqlib: dqlib.sum(_one(m)),
         ),
         Kind(
             MetricKind.COUNT,
@@ -657,6 +688,7 @@ KINDS: Mapping[str, Kind] = {
                 ),
                 checks=(_dqx("count"), _native("count")),
             ),
+            dqlib=lambda m, dqlib: dqlib.num_rows() - dqlib.null_count(_one(m)),
         ),
         _statistic(
             "expect_dqx_variance",
@@ -667,6 +699,7 @@ KINDS: Mapping[str, Kind] = {
                 _dqx_example("variance", "amount", "mustBeLessThan: 1000000"),
                 _native_example("variance", "amount", "amounts do not scatter", "max: 1000000"),
             ),
+            dqlib=lambda m, dqlib: dqlib.variance(_one(m)),
         ),
         _statistic(
             "expect_dqx_stddev",
@@ -677,6 +710,7 @@ KINDS: Mapping[str, Kind] = {
                 _dqx_example("stddev", "amount", "mustBeLessThan: 1000"),
                 _native_example("stddev", "amount", "amounts do not scatter", "max: 1000"),
             ),
+            dqlib=lambda m, dqlib: dqlib.sqrt(dqlib.variance(_one(m))),
         ),
         Kind(
             MetricKind.PERCENTILE,
@@ -709,6 +743,7 @@ KINDS: Mapping[str, Kind] = {
                 _native_example("min_length", "order_id", "ids are not cut", "min: 5"),
             ),
             params=(COLUMN_TYPE,),
+            dqlib=lambda m, dqlib: dqlib.min_length(_one(m), COLUMN_TYPE.of(m)),
         ),
         _statistic(
             "expect_dqx_max_length",
@@ -720,6 +755,7 @@ KINDS: Mapping[str, Kind] = {
                 _native_example("max_length", "order_id", "ids fit the screen", "max: 12"),
             ),
             params=(COLUMN_TYPE,),
+            dqlib=lambda m, dqlib: dqlib.max_length(_one(m), COLUMN_TYPE.of(m)),
         ),
         _statistic(
             "expect_dqx_avg_length",
@@ -761,6 +797,7 @@ KINDS: Mapping[str, Kind] = {
                 library=(Library("rowCount"),),
             ),
             arity=Arity.NONE,
+            dqlib=lambda m, dqlib: dqlib.num_rows(),
         ),
         Kind(
             MetricKind.FRESHNESS_HOURS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from dqx_gx.kinds.params import REFERENCE, Param
 from dqx_gx.kinds.words import Words
@@ -135,6 +135,35 @@ class BatchOnly:
     why: str
 
 
+class DqlibMetrics(Protocol):
+    """The metrics of dqlib's ``MetricProvider`` a kind's :attr:`Kind.dqlib` states its metric with, by dqlib's
+    names; ``Contract.to_checks()`` binds them to a provider (``dqx_gx.checks.from_contract``). A metric dqlib
+    cannot state (values of mixed types) raises :class:`Unstated`."""
+
+    def num_rows(self) -> Any: ...
+    def null_count(self, column: str) -> Any: ...
+    def count_values(self, column: str, values: tuple[Scalar, ...]) -> Any: ...
+    def duplicate_count(self, columns: tuple[str, ...]) -> Any: ...
+    def unique_count(self, column: str) -> Any: ...
+    def minimum(self, column: str) -> Any: ...
+    def maximum(self, column: str) -> Any: ...
+    def average(self, column: str) -> Any: ...
+    def sum(self, column: str) -> Any: ...
+    def variance(self, column: str) -> Any: ...
+    def negative_count(self, column: str) -> Any:
+        """dqlib's ``NegativeCount``: the values below 0."""
+        ...
+
+    def min_length(self, column: str, column_type: str) -> Any: ...
+    def max_length(self, column: str, column_type: str) -> Any: ...
+    def sqrt(self, value: Any) -> Any: ...
+
+
+class Unstated(Exception):
+    """dqlib cannot state this metric of a kind it otherwise states; the message says why (empty: it has no
+    such metric)."""
+
+
 @dataclass(frozen=True)
 class Kind:
     """One metric kind, declared once: what every layer reads of it (its Spark half is registered under
@@ -169,6 +198,10 @@ class Kind:
     refuses: Callable[[Metric], str | None] | None = None
     """Why a metric of it cannot be measured whatever the data (a reversed range), said when the contract
     is loaded; None: every metric its parameters' schemas allow can be."""
+    dqlib: Callable[[Metric, DqlibMetrics], Any] | None = None
+    """The metric, at the scale of a count, in dqlib's ``MetricProvider`` metrics (``Contract.to_checks()``
+    gives dqlib a contract's rules so); None: dqlib has no such metric, and to_checks leaves its rules out,
+    saying so."""
 
     @property
     def name(self) -> str:
