@@ -96,8 +96,8 @@ def run_contract(
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
-    ``now`` is the moment freshness is measured from (default: the current
-    time, UTC; naive values are UTC). ``key`` gives the result date and tags
+    ``now`` is the run's moment, which freshness, completeness and is_not_in_future measure from (default:
+    the current time, UTC; naive values are UTC). ``key`` gives the result date and tags
     (default: today's date, no tags). ``context`` is any GX context (default: a
     new ephemeral one, which keeps the suite, validation definition, checkpoint and result only for
     ``data_docs``: without, they are reached from the run's ``checkpoint_result``); they are added to it.
