@@ -198,7 +198,7 @@ def _run(
 
     if not outputs:
         return run_contract(contract, frame, **options)
-    with gated(contract, frame, options["references"], cache=False) as gate:
+    with gated(contract, frame, options["references"], now=options["now"], cache=False) as gate:
         run = run_contract(contract, gate.batch, **options)
         warn_without_row_rules(contract, frame, options["references"])
         valid, quarantine = split_annotated(gate.annotated(run))
@@ -543,7 +543,10 @@ def _parser() -> argparse.ArgumentParser:
         "table:TABLE reads a catalog table (repeatable; a foreign key without it is SKIPPED)",
     )
     validate.add_argument(
-        "--now", metavar="ISO", help="the moment freshness is measured from (default: now; no zone = UTC)"
+        "--now",
+        metavar="ISO",
+        help="the run's moment, which freshness, completeness and is_not_in_future measure from (default: now; "
+        "no zone = UTC)",
     )
     validate.add_argument("--date", metavar="YYYY-MM-DD", help="the date of the results (default: the date of --now)")
     validate.add_argument("--tag", action="append", metavar="KEY=VALUE", help="a tag on every result (repeatable)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from dqx.common import ResultKey
@@ -69,11 +70,12 @@ class BatchGate:
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         """Run the contract on ``batch``, report the verdict, then write its valid and quarantined rows."""
+        moment = run_moment(None)  # the verdict's and the marks'
         if self.valid is None and self.quarantine is None:
-            self._verdict(batch, batch_id)
+            self._verdict(batch, batch_id, moment)
             return
-        with gated(self.contract, batch, self.references) as gate:  # read and evaluated once
-            run = self._verdict(gate.batch, batch_id)
+        with gated(self.contract, batch, self.references, now=moment) as gate:  # read and evaluated once
+            run = self._verdict(gate.batch, batch_id, moment)
             warn_without_row_rules(self.contract, batch, self.references)
             valid, quarantine = split_annotated(gate.annotated(run))
             if self.valid is not None:
@@ -81,10 +83,9 @@ class BatchGate:
             if self.quarantine is not None:
                 self.quarantine(quarantine, batch_id)
 
-    def _verdict(self, batch: DataFrame, batch_id: int) -> ContractRun:
+    def _verdict(self, batch: DataFrame, batch_id: int, moment: datetime) -> ContractRun:
         if self.context is None:  # one GX context for every batch of the stream, holding no results
             self.context = ephemeral_context(keep_results=False)
-        moment = run_moment(None)
         run = run_contract(
             self.contract,
             batch,

@@ -1,9 +1,9 @@
 """What DataHub receives from a run: DataHub's GX action builds the proposals, dqx-gx gives them its meaning.
 
 DataHub's plugin reads a GX validation result as any GX user's: one assertion per expectation, whose URN hashes
-the expectation's type and arguments (for dqx-gx, its ε-shifted bounds and, in a freshness rule, the run's
-moment), ``_NATIVE_`` parameters, SUCCESS or FAILURE. Its builders here make each assertion that ran, with its
-dataset, field, batch, observed value and data docs link, and then dqx-gx says what it means:
+the expectation's type and arguments (for dqx-gx, its ε-shifted bounds and, in a rule that reads the run's
+moment, that moment), ``_NATIVE_`` parameters, SUCCESS or FAILURE. Its builders here make each assertion that
+ran, with its dataset, field, batch, observed value and data docs link, and then dqx-gx says what it means:
 
 * the URN hashes the contract (its id, else its name), the rule's name and the dataset, nothing of the run,
   so every run — the command line's or a platform's run of the stored checkpoint — adds to one history;

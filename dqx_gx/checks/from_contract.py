@@ -20,7 +20,9 @@ from dqx.api import AssertionReady, Context, DecoratedCheck, check
 from dqx.provider import MetricProvider
 
 from dqx_gx.errors import warn_contract
-from dqx_gx.rules.metric import ConstraintKind, Metric, MetricKind, Scalar, Scale
+from dqx_gx.kinds import kind_of
+from dqx_gx.kinds.kind import Unstated
+from dqx_gx.rules.metric import Metric, Scalar, Scale
 from dqx_gx.rules.rule import CheckRule, MetricRule, Rule, SkippedRule
 from dqx_gx.rules.threshold import Operator, Threshold
 
@@ -101,56 +103,79 @@ def _stated(rule: Rule) -> Stated | str:
 
 
 def _count(metric: Metric) -> Stated | str:
-    """The metric at the scale of a count."""
-    column = metric.column or ""
-    values = _values(metric.values)
-    match metric.kind:
-        case MetricKind.NUM_ROWS:
-            return lambda mp: mp.num_rows()
-        case MetricKind.NULL_COUNT:
-            return lambda mp: mp.null_count(column)
-        case MetricKind.COUNT:
-            return lambda mp: mp.num_rows() - mp.null_count(column)
-        case MetricKind.DUPLICATE_COUNT:
-            return lambda mp: mp.duplicate_count(list(metric.columns))
-        case MetricKind.CARDINALITY:
-            return lambda mp: mp.unique_count(column)
-        case MetricKind.MIN:
-            return lambda mp: mp.minimum(column)
-        case MetricKind.MAX:
-            return lambda mp: mp.maximum(column)
-        case MetricKind.MEAN:
-            return lambda mp: mp.average(column)
-        case MetricKind.SUM:
-            return lambda mp: mp.sum(column)
-        case MetricKind.VARIANCE:
-            return lambda mp: mp.variance(column)
-        case MetricKind.STDDEV:
-            return lambda mp: sp.sqrt(mp.variance(column))
-        case MetricKind.MIN_LENGTH | MetricKind.MAX_LENGTH if metric.column_type in ("string", "list", "map"):
-            length = "min_length" if metric.kind is MetricKind.MIN_LENGTH else "max_length"
-            return lambda mp: getattr(mp, length)(column, metric.column_type)
-        case MetricKind.VIOLATION_COUNT if _negative(metric):
-            return lambda mp: mp.metric(specs.NegativeCount(column))
-        case MetricKind.COUNT_VALUES | MetricKind.INVALID_COUNT | MetricKind.MISSING_COUNT | MetricKind.UNLISTED_COUNT:
-            if isinstance(values, str):
-                return values
-            listed = values
-            return {
-                MetricKind.COUNT_VALUES: lambda mp: mp.count_values(column, listed),
-                MetricKind.INVALID_COUNT: lambda mp: mp.num_rows() - mp.count_values(column, listed),
-                MetricKind.MISSING_COUNT: lambda mp: mp.null_count(column) + mp.count_values(column, listed),
-                MetricKind.UNLISTED_COUNT: lambda mp: (
-                    mp.num_rows() - mp.null_count(column) - mp.count_values(column, listed)
-                ),
-            }[metric.kind]
-    return f"dqlib's MetricProvider has no metric for {metric.kind.value}"
+    """The metric at the scale of a count, as its kind declares it in dqlib's metrics (tried once without a
+    provider, so what dqlib cannot state is known before dqlib runs)."""
+    declared = kind_of(metric).dqlib
+    if declared is None:
+        return f"dqlib's MetricProvider has no metric for {metric.kind.value}"
+    try:
+        declared(metric, _Metrics(None))
+    except Unstated as why:
+        return str(why) or f"dqlib's MetricProvider has no metric for {metric.kind.value}"
+    return lambda mp: declared(metric, _Metrics(mp))
 
 
-def _negative(metric: Metric) -> bool:
-    """A ``minimum: 0`` constraint: its violations are dqlib's ``NegativeCount`` (``COUNT_IF(c < 0.0)``)."""
-    constraint = metric.constraint
-    return constraint is not None and constraint.kind is ConstraintKind.MINIMUM and constraint.value == 0
+class _Metrics:
+    """dqlib's metrics as a kind's declaration names them (:class:`dqx_gx.kinds.kind.DqlibMetrics`), from one
+    provider; without one, placeholders that only check what dqlib takes."""
+
+    def __init__(self, mp: MetricProvider | None) -> None:
+        self._mp = mp
+
+    def _call(self, name: str, *args: Any) -> Any:
+        return sp.Symbol(name) if self._mp is None else getattr(self._mp, name)(*args)
+
+    def num_rows(self) -> Any:
+        return self._call("num_rows")
+
+    def null_count(self, column: str) -> Any:
+        return self._call("null_count", column)
+
+    def count_values(self, column: str, values: tuple[Scalar, ...]) -> Any:
+        listed = _values(values)
+        if isinstance(listed, str):
+            raise Unstated(listed)
+        return self._call("count_values", column, listed)
+
+    def duplicate_count(self, columns: tuple[str, ...]) -> Any:
+        return self._call("duplicate_count", list(columns))
+
+    def unique_count(self, column: str) -> Any:
+        return self._call("unique_count", column)
+
+    def minimum(self, column: str) -> Any:
+        return self._call("minimum", column)
+
+    def maximum(self, column: str) -> Any:
+        return self._call("maximum", column)
+
+    def average(self, column: str) -> Any:
+        return self._call("average", column)
+
+    def sum(self, column: str) -> Any:
+        return self._call("sum", column)
+
+    def variance(self, column: str) -> Any:
+        return self._call("variance", column)
+
+    def negative_count(self, column: str) -> Any:
+        return self._call("metric", specs.NegativeCount(column))
+
+    def min_length(self, column: str, column_type: str) -> Any:
+        return self._call("min_length", column, _length_type(column_type))
+
+    def max_length(self, column: str, column_type: str) -> Any:
+        return self._call("max_length", column, _length_type(column_type))
+
+    def sqrt(self, value: Any) -> Any:
+        return sp.sqrt(value)
+
+
+def _length_type(column_type: str) -> str:
+    """dqlib measures the lengths of strings, lists and maps."""
+    if column_type not in ("string", "list", "map"):
+        raise Unstated
+    return column_type
 
 
 def _values(values: tuple[Scalar, ...]) -> Any:

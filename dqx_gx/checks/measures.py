@@ -23,8 +23,9 @@ from dqx import ops
 from dqx.specs import MetricSpec
 
 from dqx_gx.checks.dqlib_private import rebuilt_spec
+from dqx_gx.kinds import MetricKind
 from dqx_gx.rules.hand_written import MetricSymbol
-from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar
+from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, Scalar
 
 EXTENDED = frozenset({"DayOverDay", "WeekOverWeek", "Stddev"})
 """dqlib's metrics of earlier days' values of another metric."""

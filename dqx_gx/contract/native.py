@@ -12,18 +12,18 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from dqx_gx.contract.checks import check_metric, check_params, own_bound
 from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Contract, Property, Source, skipped
 from dqx_gx.contract.pointer import located, pointer
 from dqx_gx.contract.problems import Problems
-from dqx_gx.contract.properties import checked_regex, is_sensitive, schema_rules
-from dqx_gx.contract.quality import completeness, read_option, return_scale
+from dqx_gx.contract.properties import is_sensitive, schema_rules
+from dqx_gx.contract.quality import return_scale
 from dqx_gx.contract.sla import cron_latency, freshness_rule
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, warn_contract
-from dqx_gx.kinds import CHECKS, Constraint, ConstraintKind, Metric, MetricKind
-from dqx_gx.kinds.kind import Param
-from dqx_gx.kinds.words import AGGREGATION, Format
+from dqx_gx.kinds import CHECKS
+from dqx_gx.kinds.words import Check, Format
 from dqx_gx.rules.rule import MetricRule, Rule, RuleOrigin, SchemaCheck, unique_names
 from dqx_gx.rules.severity import parse_severity
 from dqx_gx.rules.threshold import Operator, finite_number, parse_threshold
@@ -48,9 +48,6 @@ _VALIDATORS = {
     "not_between": Operator.NOT_BETWEEN,
 }
 """Native validators and the ODCS operator with the same semantics (dqlib ``_parse_validator``)."""
-
-_FLAG_PREFIX = {"IGNORECASE": "i", "MULTILINE": "m", "DOTALL": "s", "VERBOSE": "x", "UNICODE": "U", "ASCII": ""}
-"""Python re flag names (dqlib's) as Java inline flags, since Spark runs Java regexes."""
 
 
 def load_native(source: Source | Document) -> Contract:
@@ -208,91 +205,53 @@ def _threshold(check: Mapping[str, Any], label: str) -> Any:
 def _table_check(check: Mapping[str, Any], where: str, declared: frozenset[str]) -> Rule:
     label = f"Check '{check['name']}'"
     info = _common(check, where, label)
-    name = check["type"]
-    kind, _ = CHECKS[Format.NATIVE_TABLE][name]
-    if (
-        kind.metric in (MetricKind.MISSING_PARTITIONS, MetricKind.FRESHNESS_HOURS)
-        and _threshold(check, label) is not None
-    ):
-        # dqlib reads the validator (refusing a bad one) and then ignores it
-        warn_contract(
-            f"{label}: a {name} check ignores validators (min/max/equals/between/not_between), as dqlib does",
-            stacklevel=3,
-        )
-    if kind.metric is MetricKind.MISSING_PARTITIONS:
-        column = check["partition_column"]
-        _require_column(declared, column, f"{where}.partition_column")
-        metric, threshold = completeness(check, column)
-        return MetricRule(
-            origin=RuleOrigin.DQX, dimension="completeness", column=column, metric=metric, threshold=threshold, **info
-        )
-    if kind.metric is MetricKind.NUM_ROWS:
-        metric = Metric(MetricKind.NUM_ROWS)
-        column = None
-    elif kind.metric is MetricKind.DUPLICATE_COUNT:
-        for i, name in enumerate(check["columns"]):
-            _require_column(declared, name, f"{where}.columns[{i}]")
-        metric = Metric(MetricKind.DUPLICATE_COUNT, tuple(check["columns"]), scale=return_scale(check))
-        column = metric.column
-    else:  # freshness
-        column = check["timestamp_column"]
-        _require_column(declared, column, f"{where}.timestamp_column")
-        aggregation = check.get(AGGREGATION.name, AGGREGATION.default)
-        metric = Metric(MetricKind.FRESHNESS_HOURS, (column,), aggregation=aggregation)
-        return MetricRule(
-            origin=RuleOrigin.DQX,
-            dimension="timeliness",
-            column=column,
-            metric=metric,
-            threshold=parse_threshold(label, {Operator.LESS_OR_EQUAL.value: check["max_age_hours"]}),
-            **info,
-        )
-    return MetricRule(origin=RuleOrigin.DQX, column=column, metric=metric, threshold=_threshold(check, label), **info)
+    kind, words = CHECKS[Format.NATIVE_TABLE][check["type"]]
+    threshold = _threshold(check, label)
+    if words.at_most is not None:
+        if threshold is not None:  # dqlib reads the validator (refusing a bad one) and then ignores it
+            warn_contract(
+                f"{label}: a {words.name} check ignores validators (min/max/equals/between/not_between), as dqlib does",
+                stacklevel=3,
+            )
+        threshold = own_bound(words, check, label)
+    columns = _table_columns(words, check, where, declared)
+    metric = check_metric(kind, columns, return_scale(check), check_params(kind, words, check, label), label)
+    return MetricRule(
+        origin=RuleOrigin.DQX,
+        dimension=words.dimension,
+        column=metric.column,
+        metric=metric,
+        threshold=threshold,
+        **info,
+    )
+
+
+def _table_columns(words: Check, check: Mapping[str, Any], where: str, declared: frozenset[str]) -> tuple[str, ...]:
+    """The declared columns a table check names in its column options (``columns``, ``timestamp_column``)."""
+    found: list[str] = []
+    for option in words.column_options:
+        named = check.get(option)
+        listed = named if isinstance(named, list) else [] if named is None else [named]
+        for i, name in enumerate(listed):
+            _require_column(declared, name, f"{where}.{option}" + (f"[{i}]" if isinstance(named, list) else ""))
+            found.append(name)
+    return tuple(found)
 
 
 def _column_check(check: Mapping[str, Any], where: str, prop: Property) -> Rule:
     label = f"Check '{check['name']}'"
     info = _common(check, where, label)
-    kind, _ = CHECKS[Format.NATIVE_COLUMN][check["type"]]
+    kind, words = CHECKS[Format.NATIVE_COLUMN][check["type"]]
     column = prop.column
     if check.get("case_sensitive") is False:
         reason = "case_sensitive: false is not supported (DQX does not implement it either)"
         return skipped(label, reason, stacklevel=3, origin=RuleOrigin.DQX, column=column, **info)
-    fields: dict[str, Any] = {}
-    for param in kind.params:  # what a native check does not give is read from its column
-        if param is Param.COLUMN_TYPE:
-            fields[param.value] = _length_type(prop, label)
-        elif param is Param.CONSTRAINT:
-            fields[param.value] = _pattern_constraint(check, label)
-        else:
-            fields[param.value] = read_option(param, check[param.value], label)
+    # what a native check does not give is read from its column
+    fields = check_params(kind, words, check, label, declared=(prop.logical_type, prop.name))
     return MetricRule(
         origin=RuleOrigin.DQX,
         column=column,
-        metric=Metric(kind.metric, (column,), scale=return_scale(check), **fields),
+        metric=check_metric(kind, (column,), return_scale(check), fields, label),
         threshold=_threshold(check, label),
         **info,
     )
-
-
-def _length_type(prop: Property, label: str) -> str:
-    match prop.logical_type:
-        case "string":
-            return "string"
-        case "array":
-            return "list"
-        case "map":
-            return "map"
-    raise ContractValidationError(
-        f"{label}: length checks need a string, list or map column; {prop.name!r} is {prop.logical_type}"
-    )
-
-
-def _pattern_constraint(check: Mapping[str, Any], label: str) -> Constraint:
-    if "format" in check:
-        if check.get("flags"):
-            raise ContractValidationError(f"{label}: flags cannot be combined with a format shortcut")
-        return Constraint(ConstraintKind.FORMAT, check["format"])
-    flags = "".join(_FLAG_PREFIX[f] for f in check.get("flags") or ())
-    pattern = checked_regex(check["pattern"], f"{label}: pattern")
-    return Constraint(ConstraintKind.PATTERN, f"(?{flags}){pattern}" if flags else pattern)

@@ -9,7 +9,6 @@ P0 (DQX raises SchemaValidationError for them); value bounds are P1.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import nullcontext, suppress
 from dataclasses import replace
@@ -20,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from dqx_gx.contract.model import SENSITIVE_CLASSES, Property, skipped
 from dqx_gx.contract.pointer import pointer, under
 from dqx_gx.contract.problems import Problems
-from dqx_gx.errors import ContractValidationError, shown
-from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind, Scalar
+from dqx_gx.errors import ContractValidationError
+from dqx_gx.kinds import Constraint, ConstraintKind, Metric, MetricKind
+from dqx_gx.kinds.params import checked_regex, checked_values
 from dqx_gx.rules.rule import DataType, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator, Threshold, finite_number
 
@@ -451,51 +451,3 @@ def _temporal_bound(prop: Property, key: str, value: Any, rule_id: str) -> str:
             f"{'' if prop.logical_type == 'date' else 'T12:00:00'})"
         ) from None
     return text
-
-
-LONG_RANGE = 2**63
-"""Integers in a value list must fit Spark's bigint: no column can hold a larger one."""
-
-
-def checked_values(raw: Any, where: str) -> tuple[Scalar, ...]:
-    """A list of values to compare a column with (set membership, sentinels), NULLs left out:
-    strings, booleans, finite numbers and integers within Spark's bigint range."""
-    if not isinstance(raw, list) or not raw:
-        raise ContractValidationError(f"{where} must be a non-empty list of values, got: {shown(raw)}")
-    for value in raw:
-        if value is not None and not isinstance(value, str | int | float | bool):
-            raise ContractValidationError(f"{where} may hold only strings, numbers and booleans, got: {shown(value)}")
-        if isinstance(value, int) and not isinstance(value, bool) and not -LONG_RANGE <= value < LONG_RANGE:
-            raise ContractValidationError(f"{where} holds {len(str(value))}-digit integer beyond Spark's bigint")
-        if isinstance(value, float):
-            finite_number(where, value)
-    return tuple(v for v in raw if v is not None)
-
-
-_PYTHON_ONLY_REGEX = re.compile(r"\(\?P[<=>]")
-_JAVA_NAMED_GROUP = re.compile(r"\(\?<([A-Za-z][A-Za-z0-9]*)>")
-_UNICODE_CLASS = re.compile(r"\\[pP]\{[A-Za-z0-9_=]+\}")
-
-
-def checked_regex(value: Any, where: str) -> str:
-    """A regex the contract gives, refused early when it cannot run.
-
-    A bad pattern must fail at load time: inside Spark it would abort the one
-    aggregate pass that computes every rule. Spark runs Java regular
-    expressions; Python's parser checks the syntax, after rewriting the two
-    Java forms it lacks (named groups ``(?<name>…)`` and classes ``\\p{L}``).
-    Python-only syntax is refused.
-    """
-    if not isinstance(value, str) or not value:
-        raise ContractValidationError(f"{where}: pattern must be a non-empty string, got: {value!r}")
-    if _PYTHON_ONLY_REGEX.search(value):
-        raise ContractValidationError(
-            f"{where}: pattern {value!r} uses Python-only group syntax (?P…); Spark runs Java regular "
-            "expressions: write (?<name>…) for a named group"
-        )
-    as_python = _UNICODE_CLASS.sub(r"\\w", _JAVA_NAMED_GROUP.sub(r"(?P<\1>", value))
-    try:
-        re.compile(as_python)
-    except re.error as exc:
-        raise ContractValidationError(f"{where}: invalid regular expression {value!r}: {exc}") from None
-    return value

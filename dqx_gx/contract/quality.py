@@ -13,17 +13,17 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from dqx_gx.contract.checks import check_metric, check_params, own_bound, refused_operators
 from dqx_gx.contract.jsonschemas import own_validator, problems
 from dqx_gx.contract.model import Property, TextRule, skipped
-from dqx_gx.contract.properties import checked_regex, checked_values
 from dqx_gx.contract.source import parse_yaml_fragment
 from dqx_gx.errors import ContractValidationError
-from dqx_gx.kinds import CHECKS, KINDS, LIBRARY, Kind, Metric, MetricKind, Scale, Value
-from dqx_gx.kinds.kind import Arity, Param
-from dqx_gx.kinds.words import ALLOW_FUTURE_GAPS, LOOKBACK_DAYS, MAX_GAP_COUNT, Format, Library
+from dqx_gx.kinds import CHECKS, LIBRARY, Kind, Metric, Scale, Value, kind_of
+from dqx_gx.kinds.kind import Arity
+from dqx_gx.kinds.words import Check, Format, Library
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SkippedRule, SqlRule
 from dqx_gx.rules.severity import parse_severity
-from dqx_gx.rules.threshold import OPERATOR_NAMES, Operator, Threshold, finite_number, parse_threshold
+from dqx_gx.rules.threshold import OPERATOR_NAMES, parse_threshold
 
 DQX_ENGINE = "dqx"
 GX_ENGINES = frozenset({"greatexpectations", "great-expectations", "great_expectations", "gx"})
@@ -65,7 +65,7 @@ def parse_quality_rule(raw: Mapping[str, Any], ctx: RuleContext) -> Rule | TextR
         reason = (
             f"{parsed.expression()} names other columns than {ctx.prop.name}, so it is not measured on its elements"
         )
-    elif KINDS[parsed.metric.kind].on_items:
+    elif kind_of(parsed.metric).on_items:
         return on_items
     else:
         reason = (
@@ -233,19 +233,17 @@ def _column_library_metric(
     scale: Scale,
     label: str,
 ) -> Metric:
-    """A library metric of one column; its argument (if any) gives the kind's values or pattern. Values
-    that leave nothing to compare with (only NULLs) mean the metric's kind that takes no argument."""
+    """A library metric of one column; its argument (if any) gives the kind's one parameter (values, a
+    pattern). Values that leave nothing to compare with (only NULLs) mean the metric's kind that takes no
+    argument."""
     if word.argument is None or word.argument not in arguments:
         return Metric(kind.metric, (column,), scale=scale)
-    argument = arguments[word.argument]
-    if Param.PATTERN in kind.params:
-        pattern = checked_regex(argument, f"{label}: arguments.{word.argument}")
-        return Metric(kind.metric, (column,), pattern=pattern, scale=scale)
-    values = checked_values(argument, f"{label}: {word.argument}")
+    (param,) = kind.params
+    value = param.given(arguments[word.argument], f"{label}: arguments.{word.argument}")
     plain = next((k for k, w in words if w.argument is None), None)
-    if not values and plain is not None:
+    if not value and plain is not None:
         return Metric(plain.metric, (column,), scale=scale)
-    return Metric(kind.metric, (column,), values=values, scale=scale)
+    return Metric(kind.metric, (column,), scale=scale, params={param.name: value})
 
 
 def _unit_scale(unit: Any, label: str, metric_name: str, kind: Kind) -> Scale:
@@ -280,16 +278,6 @@ def declared_column(ctx: RuleContext, name: str, label: str, field: str) -> str:
         f"(declared: {declared}); declare it or correct the name",
         key=field,
     )
-
-
-def read_option(param: Param, value: Any, label: str) -> Any:
-    """A check's option that fills a metric field of the same name (values, percentile, column_type), as
-    the metric holds it; the schema has checked its shape."""
-    if param is Param.VALUES:
-        return checked_values(value, f"{label}: values")
-    if param is Param.PERCENTILE:  # NaN passes the schema's 0–1 bounds
-        return finite_number(f"{label}: percentile", value, within=(0.0, 1.0))
-    return value
 
 
 def return_scale(check: Mapping[str, Any]) -> Scale:
@@ -327,22 +315,20 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
             f"{label}: operator given both beside the implementation ({', '.join(ctx.lifted_operators)}) "
             f"and inside it ({', '.join(inside)}); keep one"
         )
-    check: str = implementation["check"]
-    kind, _ = CHECKS[Format.DQX][check]
-    if kind.value is Value.GAPS:
-        name = raw.get("name") or _derived_name(ctx, check)
-        return _completeness_rule(implementation, ctx, label, info, name=name, given=inside or ctx.lifted_operators)
-    threshold = parse_threshold(label, inside or ctx.lifted_operators)
-    column = implementation.get("column")
-    column = declared_column(ctx, column, label, "implementation.column") if column else None
-    fields = {
-        param.value: read_option(param, implementation[param.value], label)
-        for param in kind.params
-        if param.value in implementation
-    }
-    metric = Metric(kind.metric, (column,) if column else (), scale=return_scale(implementation), **fields)
+    name: str = implementation["check"]
+    kind, check = CHECKS[Format.DQX][name]
+    given = inside or ctx.lifted_operators
+    if check.at_most is None:
+        threshold = parse_threshold(label, given)
+    elif given:
+        raise refused_operators(check, given, label)
+    else:
+        threshold = own_bound(check, implementation, label)
+    column = _dqx_column(check, implementation, ctx, label)
+    fields = check_params(kind, check, implementation, label)
+    metric = check_metric(kind, (column,) if column else (), return_scale(implementation), fields, label)
     return MetricRule(
-        name=raw.get("name") or _derived_name(ctx, check),
+        name=raw.get("name") or _derived_name(ctx, name),
         origin=RuleOrigin.DQX,
         column=column,
         metric=metric,
@@ -351,54 +337,23 @@ def _dqx_rule(raw: Mapping[str, Any], ctx: RuleContext, label: str, info: dict[s
     )
 
 
-def _completeness_rule(
-    implementation: Mapping[str, Any],
-    ctx: RuleContext,
-    label: str,
-    info: dict[str, Any],
-    *,
-    name: str,
-    given: Mapping[str, Any],
-) -> MetricRule:
-    """``check: completeness``: the partition column is ``partition_column`` (dqlib's field), ``column``,
-    or the property the rule sits in; the bound is ``max_gap_count``, not an operator."""
-    if given:
+def _dqx_column(check: Check, implementation: Mapping[str, Any], ctx: RuleContext, label: str) -> str | None:
+    """The column a DQX check measures: the one its column options name (``column``; completeness's
+    ``partition_column`` too), or, for a check that may say none, the property the rule sits in."""
+    named = {key: implementation[key] for key in check.column_options if key in implementation}
+    if len(set(named.values())) > 1:
+        raise ContractValidationError(f"{label}: {' and '.join(named)} name different columns; give one")
+    if named:
+        key, column = next(iter(named.items()))
+        return declared_column(ctx, column, label, f"implementation.{key}")
+    if not check.on_property:
+        return None
+    if ctx.prop is None:
         raise ContractValidationError(
-            f"{label}: check 'completeness' passes with at most max_gap_count missing partitions; "
-            f"remove {', '.join(given)} and give max_gap_count (default 0)"
-        )
-    named = [implementation[k] for k in ("partition_column", "column") if k in implementation]
-    if len(set(named)) > 1:
-        raise ContractValidationError(f"{label}: partition_column and column name different columns; give one")
-    column = ctx.columns.get(named[0], named[0]) if named else (ctx.prop.column if ctx.prop else None)
-    if column is None:
-        raise ContractValidationError(
-            f"{label}: check 'completeness' needs 'partition_column:' in its implementation "
+            f"{label}: check '{check.name}' needs '{check.column_options[0]}:' in its implementation "
             "(or put the rule in that property's quality list)"
         )
-    metric, threshold = completeness(implementation, column)
-    return MetricRule(
-        name=name,
-        origin=RuleOrigin.DQX,
-        column=column,
-        metric=metric,
-        threshold=threshold,
-        **info,
-    )
-
-
-def completeness(fields: Mapping[str, Any], column: str) -> tuple[Metric, Threshold]:
-    """A completeness check's metric and bound, with dqlib's ``CompletenessCheck`` defaults (the options'
-    declared ones: lookback_days 30, allow_future_gaps true, max_gap_count 0); the schemas have refused
-    what dqlib refuses, in its words."""
-    metric = Metric(
-        MetricKind.MISSING_PARTITIONS,
-        (column,),
-        granularity=fields["granularity"],
-        lookback_days=int(fields.get(LOOKBACK_DAYS.name, LOOKBACK_DAYS.default)),
-        allow_future_gaps=bool(fields.get(ALLOW_FUTURE_GAPS.name, ALLOW_FUTURE_GAPS.default)),
-    )
-    return metric, Threshold(Operator.LESS_OR_EQUAL, float(fields.get(MAX_GAP_COUNT.name, MAX_GAP_COUNT.default)))
+    return ctx.prop.column
 
 
 def _implementation(raw: Any, label: str) -> Any:

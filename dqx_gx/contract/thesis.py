@@ -25,7 +25,8 @@ from dqx_gx.contract.properties import schema_rules
 from dqx_gx.contract.servers import Server
 from dqx_gx.contract.source import Document, read_document
 from dqx_gx.errors import ContractValidationError, shown, warn_contract
-from dqx_gx.rules.metric import Metric, MetricKind, Scalar, Scale
+from dqx_gx.kinds import MetricKind
+from dqx_gx.rules.metric import Metric, Scalar, Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, Rule, RuleOrigin, SchemaCheck, SkippedRule, unique_names
 from dqx_gx.rules.threshold import EPSILON, Operator, Threshold
 

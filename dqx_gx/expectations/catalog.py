@@ -27,8 +27,9 @@ from dqx_gx.expectations.metrics import (
     measured,
 )
 from dqx_gx.expectations.moment import instant
-from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind, Scale, Value
+from dqx_gx.kinds import KINDS, Kind, Metric, Scalar, Scale, Value
 from dqx_gx.kinds.kind import Marks, Reach, columns_text
+from dqx_gx.kinds.params import ALLOW_FUTURE_GAPS, GRANULARITY, LOOKBACK_DAYS
 from dqx_gx.rules import partitions
 from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import DataType
@@ -37,39 +38,23 @@ from dqx_gx.spark.columns import type_problem, type_text
 from dqx_gx.spark.kinds import Pass, spark_of
 from dqx_gx.spark.types import type_mismatch
 
-Scalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]  # noqa: UP007 - pydantic v1 needs typing.Union
+StrictScalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]  # noqa: UP007 - pydantic v1 needs typing.Union
 # text first: GX's now() arrives as wall-clock text, which pydantic would otherwise read as a UTC datetime
 Instant = Union[StrictStr, datetime, date, SuiteParameterDict]  # type: ignore[type-arg]  # noqa: UP007 - pydantic v1
 
-_ARGUMENT_TYPES: dict[str, Any] = {
-    "column": str,
-    "columns": list[str],
-    "values": list[Scalar],
-    "pattern": str,
-    "percentile": float,
-    "column_type": str,
-    "constraint": str,
-    "value": Scalar,
-    "aggregation": str,
-    "granularity": str,
-    "lookback_days": int,
-    "allow_future_gaps": bool,
-    "reference": str,
-    "reference_columns": list[str],
-    "scale": str,
-    "items": bool,
-    "element": list[str],
-    "now": Instant,
-}
-"""The expectation field type of every argument a kind may take (see ``Kind.arguments``)."""
+_STRICT: dict[Any, Any] = {Scalar: StrictScalar, list[Scalar]: list[StrictScalar]}
+"""A kind's argument types as pydantic must hold them: a value compared with keeps its type (``1`` stays
+an integer, ``"1"`` text)."""
 
-_ARGUMENT_DEFAULTS: dict[str, Any] = {
-    "aggregation": "max",
-    "scale": "count",
-    "allow_future_gaps": True,
-    "items": False,
-    "element": [],
-}
+
+def _field_types(kind: Kind) -> dict[str, Any]:
+    """The expectation's field type of every argument of ``kind`` (:meth:`Kind.argument_types`, and ``now``)."""
+    types = {name: _STRICT.get(held, held) for name, held in kind.argument_types.items()}
+    return {**types, "now": Instant} if kind.needs_now else types
+
+
+_GENERIC_DEFAULTS: dict[str, Any] = {"scale": "count", "items": False, "element": []}
+"""The defaults of the arguments every kind of a sort takes (a stored suite leaves out a default)."""
 
 
 class _Arguments(Mapping[str, Any]):
@@ -103,9 +88,14 @@ class KindExpectation(DqxExpectation):
     def metrics_needed(self) -> dict[str, dict[str, Any]]:
         metric = self.metric
         name, kwargs = measured(self.kind, metric)
-        if spark_of(self.kind).pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
+        spark = spark_of(self.kind)
+        if spark.reads_now:
             moment = self.moment()
-            return {name: {**kwargs, "now": epoch_micros(moment)}} if moment is not None else {}
+            if moment is None:  # nothing to measure: observe says why
+                return {}
+            kwargs = {**kwargs, "now": epoch_micros(moment)}
+        if spark.pass_ is Pass.OWN:  # its own query, and nothing from the shared passes
+            return {name: kwargs}
         needed = {name: kwargs}
         if self.kind.value is Value.ROWS and metric.scale is not Scale.COUNT:  # a share of all rows
             needed[NUM_ROWS] = {}
@@ -130,12 +120,12 @@ class KindExpectation(DqxExpectation):
                 return field
             if problem := type_problem(self.kind, metric, field, metrics[BATCH_SCHEMA]):
                 return Unmeasured(problem)
-        if self.kind.value.needs_now and self.moment() is None:
+        if self.kind.needs_now and self.moment() is None:
             return Unmeasured(f"'now' gives no moment to measure from: {getattr(self, 'now', None)!r}")
         raw = metrics[measured(self.kind, metric)[0]]
         if isinstance(raw, dict) and "error" in raw:  # a referenced dataset missing or not comparable
             return Unmeasured(raw["error"])
-        what = f"{self.kind.metric.value}({columns_text(metric)})"
+        what = f"{self.kind.name}({columns_text(metric)})"
         match self.kind.value:
             case Value.ROWS:
                 if raw is None:
@@ -171,14 +161,15 @@ class KindExpectation(DqxExpectation):
         return Observed(age, {"now": now.isoformat()})
 
     def gaps(self, starts: list[int], metric: Metric) -> Observation:
-        """The expected partitions of the window ending at ``now`` that no row fills (SPEC §7); the result
+        """The expected partitions of the window ending at ``now`` that no row fills (docs/semantics.md,
+        'Completeness'); the result
         names the first few."""
         now = self.moment()
-        assert now is not None and metric.granularity is not None and metric.lookback_days is not None
-        granularity = partitions.Granularity(metric.granularity)
-        span = partitions.window(now, granularity, metric.lookback_days)
+        assert now is not None
+        granularity = partitions.Granularity(GRANULARITY.of(metric))
+        span = partitions.window(now, granularity, LOOKBACK_DAYS.of(metric))
         present = (partitions.from_micros(start) for start in starts)
-        missing = partitions.missing_partitions(span, present, allow_future_gaps=metric.allow_future_gaps)
+        missing = partitions.missing_partitions(span, present, allow_future_gaps=ALLOW_FUTURE_GAPS.of(metric))
         shown = tuple((partitions.partition_text(p, granularity),) for p in missing[: partitions.SHOWN_MISSING])
         return Observed(
             len(missing),
@@ -200,22 +191,25 @@ class KindExpectation(DqxExpectation):
 
 def kind_expectation(kind: Kind) -> type[KindExpectation]:
     """The GX expectation class of a declared kind, named as suites store it (``expect_dqx_…``)."""
-    names = (*kind.argument_names, "now") if kind.value.needs_now else kind.argument_names
+    types = _field_types(kind)
+    defaults = dict(_GENERIC_DEFAULTS)
+    for param in kind.params:
+        if param.default is not None:
+            defaults |= param.arguments(param.default)
     attributes: dict[str, Any] = {
         "__module__": __name__,
-        "__doc__": f"``{kind.metric.value}``: the declared kind (dqx_gx.kinds.catalog) as a GX expectation.",
-        "__annotations__": {name: _ARGUMENT_TYPES[name] for name in names},
+        "__doc__": f"``{kind.name}``: the declared kind (dqx_gx.kinds.catalog) as a GX expectation.",
+        "__annotations__": types,
         "kind": kind,
-        "success_keys": (*DqxExpectation.bound_keys, *names),
-        **{name: _ARGUMENT_DEFAULTS[name] for name in names if name in _ARGUMENT_DEFAULTS},
+        "success_keys": (*DqxExpectation.bound_keys, *types),
+        **{name: defaults[name] for name in types if defaults.get(name) is not None},
     }
     class_name = "".join(part.capitalize() for part in kind.expectation.split("_"))
     return type(class_name, (KindExpectation,), attributes)
 
 
-EXPECTATIONS: Mapping[MetricKind, type[KindExpectation]] = {
-    metric: kind_expectation(kind) for metric, kind in KINDS.items()
-}
+EXPECTATIONS: Mapping[str, type[KindExpectation]] = {metric: kind_expectation(kind) for metric, kind in KINDS.items()}
+"""Every kind's GX expectation class, by the kind's name."""
 
 
 def no_count(what: str) -> str:
@@ -260,7 +254,7 @@ class ExpectDqxColumnType(DqxExpectation):
             uncast = metrics.get(UNCAST_VALUES)
             if problem:
                 details["failure"] = problem
-            elif uncast is not None:  # read as text from an untyped source and cast (SPEC §6)
+            elif uncast is not None:  # read as text from an untyped source and cast (docs/semantics.md, 'Data in')
                 details["uncast_values"] = int(uncast)
                 if uncast:
                     details["rows_marked"] = int(uncast)

@@ -30,7 +30,7 @@ from dqx_gx.errors import ContractValidationError
 from dqx_gx.expectations.base import DqxExpectation, Unmeasured
 from dqx_gx.expectations.catalog import floating, no_count
 from dqx_gx.expectations.metrics import BATCH_SCHEMA, measured
-from dqx_gx.kinds import KINDS, Value
+from dqx_gx.kinds import Value, kind_of
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.hand_written import MetricSymbol, Validation
 from dqx_gx.rules.rule import CheckRule
@@ -128,7 +128,7 @@ class ExpectDqxCheckAssertion(DqxExpectation):
 
     def _metric(self, measure: Measure) -> tuple[str, dict[str, Any]]:
         if isinstance(measure, OfKind):
-            return measured(KINDS[measure.metric.kind], measure.metric)
+            return measured(kind_of(measure.metric), measure.metric)
         if isinstance(measure, FirstRow):
             return FIRST_ROW, {"column": measure.column}
         return SQL_VALUE, {"query": self.queries.get(measure.expression, "")}
@@ -207,14 +207,14 @@ def _analyzer_value(read: _Read, raw: Any, columns: Columns) -> float | Failed:
         if field is None:
             return Failed(f"{name}: {columns.missing(wanted)}")
         if isinstance(measure, OfKind):
-            problem = type_problem(KINDS[measure.metric.kind], measure.metric, field, columns)
+            problem = type_problem(kind_of(measure.metric), measure.metric, field, columns)
             if problem:
                 return Failed(f"{name}: {problem}")
         elif family(field.dataType) not in CASTS_TO_DOUBLE:
             return Failed(f"{name} needs a numeric, boolean or text column; {wanted!r} is {type_text(field.dataType)}")
     if isinstance(measure, FirstRow):
         return _first(name, raw)
-    if KINDS[measure.metric.kind].value is not Value.NUMBER:
+    if kind_of(measure.metric).value is not Value.NUMBER:
         return Failed(no_count(name)) if raw is None else float(raw)
     value = floating(raw, name)
     if isinstance(value, Unmeasured):
@@ -270,7 +270,7 @@ def reads_values(rule: CheckRule, columns: frozenset[str]) -> bool:
                 if isinstance(measure, FirstRow) and measure.column in columns:
                     return True
                 if isinstance(measure, OfKind):
-                    shows = KINDS[measure.metric.kind].shows_values
+                    shows = kind_of(measure.metric).shows_values
                     if shows and set(measure.metric.columns) & columns:
                         return True
     return False

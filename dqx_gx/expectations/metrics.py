@@ -40,8 +40,7 @@ from pyspark.sql import functions as F
 
 from dqx_gx import gx_private
 from dqx_gx.expectations.built import BUILT, frozen
-from dqx_gx.kinds import KINDS, Kind, Metric, MetricKind
-from dqx_gx.kinds.kind import Param
+from dqx_gx.kinds import KINDS, Kind, Metric
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
 from dqx_gx.rules.threshold import Interval
@@ -77,17 +76,19 @@ def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY, Pass.REFERENCE: REFERENCE_QUERY}[
         spark_of(kind).pass_
     ]
-    return REFINED if spark_of(kind).refine else name, {"kind": kind.metric.value, **arguments}
+    return REFINED if spark_of(kind).refine else name, {"kind": kind.name, **arguments}
 
 
 def measurable(kind: Kind, columns: Columns, kwargs: dict[str, Any]) -> On | None:
-    """What the kind's expressions are built on, or None when a column is missing or of a type it refuses."""
+    """What the kind's expressions are built on, or None when a column is missing or of a type it refuses;
+    ``now`` (epoch microseconds), given to a kind whose expressions read the run's moment."""
     metric = kind.metric_of(kwargs)
     fields = tuple(columns.find(name) for name in metric.columns)
     if any(f is None or type_problem(kind, metric, f, columns) for f in fields):
         return None
     found = tuple(f for f in fields if f is not None)
-    return On(metric, found, tuple(S.col(f) for f in found))
+    now = from_micros(kwargs["now"]) if "now" in kwargs else None
+    return On(metric, found, tuple(S.col(f) for f in found), now=now)
 
 
 @own_expressions()
@@ -287,7 +288,7 @@ class NumRows(Aggregate):
 
 
 class UncastValues(Aggregate):
-    """Values of a column read as text that did not cast to its declared type (SPEC §6); NULL for a
+    """Values of a column read as text that did not cast to its declared type (docs/semantics.md, 'Data in'); NULL for a
     typed batch. Rides the first pass."""
 
     metric_name = UNCAST_VALUES
@@ -302,13 +303,18 @@ class KindAggregate(Aggregate):
     """The declared aggregate of a kind (``kind`` plus the metric's arguments); NULL when it cannot be measured."""
 
     metric_name = FIRST_PASS
-    value_keys: tuple[str, ...] = ("kind", "column", "columns", *(name for p in Param for name in p.arguments))
+    value_keys: tuple[str, ...] = (
+        "kind",
+        *dict.fromkeys(name for kind in KINDS.values() for name in kind.argument_names if name != "scale"),
+        "now",
+    )
+    """The kind and every argument a kind's metric may be given (:func:`measured`), with the run's moment."""
     result_type: str | None = None
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
     def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
-        kind = KINDS[MetricKind(kwargs["kind"])]
+        kind = KINDS[kwargs["kind"]]
         on = measurable(kind, columns, kwargs)
         if on is None:
             return S.null(cls.result_type_of(kind))
@@ -370,7 +376,7 @@ class KeyAggregate(KindAggregate):
 
     @classmethod
     def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
-        kind = KINDS[MetricKind(kwargs["kind"])]
+        kind = KINDS[kwargs["kind"]]
         on = measurable(kind, columns, kwargs)
         return OfKey(None if on is None else on.fields, cls.read(kind))
 
@@ -390,7 +396,8 @@ def _marked(counts: KeyCounts) -> int:
 
 
 class DuplicatedRows(KeyAggregate):
-    """The rows a duplicates rule marks (SPEC §5): every row of a repeated key and, for one column, every
+    """The rows a duplicates rule marks (docs/semantics.md, 'Invariant'): every row of a repeated key and, for one
+    column, every
     NULL key, which the rule's count (the extra copies) counts as a duplicate. From the same grouping of
     the key as the count, so the run reports the rows the gate marks at no cost of its own."""
 
@@ -404,11 +411,11 @@ class DuplicatedRows(KeyAggregate):
 class DistinctValues(TableMetricProvider):
     """The distinct non-NULL values of a :attr:`~dqx_gx.spark.kinds.Pass.OWN` kind's per-row value, sorted:
     one query of its own (``select … where … distinct``), whose result is small by the kind's design
-    (completeness: the partition starts in the window). ``now`` (epoch microseconds) is the run's
-    moment; None when the column cannot be measured (the expectation says why)."""
+    (completeness: the partition starts in the window). None when the column cannot be measured (the
+    expectation says why)."""
 
     metric_name = OWN_QUERY
-    value_keys = (*KindAggregate.value_keys, "now")
+    value_keys = KindAggregate.value_keys
 
     @metric_value(engine=SparkDFExecutionEngine)
     def _spark(
@@ -419,11 +426,10 @@ class DistinctValues(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
     ) -> list[Any] | None:
-        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        kind = KINDS[metric_value_kwargs["kind"]]
         df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
-        on = replace(on, now=from_micros(metric_value_kwargs["now"]))
         with own_expressions():
             value = spark_of(kind).aggregate(on).column().alias("value")
             query = df.select(value).where(F.col("value").isNotNull()).distinct()
@@ -448,7 +454,7 @@ class ReferenceAggregate(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
     ) -> Any:
-        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        kind = KINDS[metric_value_kwargs["kind"]]
         df, on = on_batch(execution_engine, metric_domain_kwargs, kind, metric_value_kwargs)
         if on is None:
             return None
@@ -511,7 +517,7 @@ class Refined(TableMetricProvider):
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
     ) -> Any:
-        kind = KINDS[MetricKind(metric_value_kwargs["kind"])]
+        kind = KINDS[metric_value_kwargs["kind"]]
         refine = spark_of(kind).refine
         found = metrics["refining"]
         if refine is None or found is None:  # a column it cannot measure: the expectation says why

@@ -37,7 +37,8 @@ GxSeverity = Literal["critical", "warning", "info"]
 
 
 def gx_severity(level: SeverityLevel) -> GxSeverity:
-    """GX's own severity for a DQX level (SPEC §3): P0 → critical, P1 → warning, P2/P3 → info."""
+    """GX's own severity for a DQX level (docs/semantics.md, 'Severities'): P0 → critical, P1 → warning, P2/P3 →
+    info."""
     return {"P0": "critical", "P1": "warning"}.get(level, "info")  # type: ignore[return-value]
 
 
@@ -135,13 +136,13 @@ def expectation_for(rule: Rule, contract: Contract) -> Expectation | str:
     assert isinstance(rule, MetricRule)
     kind = kind_of(rule.metric)
     kwargs = {**common, **_bounds(rule.threshold), **kind.arguments(rule.metric)}
-    if kind.value.needs_now:
+    if kind.needs_now:
         kwargs["now"] = {"$PARAMETER": NOW_EXPRESSION}
-    return EXPECTATIONS[kind.metric](**kwargs)
+    return EXPECTATIONS[kind.name](**kwargs)
 
 
 def _bounds(threshold: Threshold | None) -> dict[str, Any]:
-    """The expectation fields of a threshold's SPEC §3 interval (none: record only)."""
+    """The expectation fields of a threshold's interval (none: record only; docs/semantics.md, 'Operators')."""
     if threshold is None:
         return {}
     return asdict(threshold.interval)

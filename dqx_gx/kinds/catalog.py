@@ -1,15 +1,19 @@
-"""Every metric kind and value constraint, each declared once (SPEC §1, §3 and §5): the engine-neutral half.
+"""Every metric kind and value constraint, each declared once (docs/semantics.md, 'Rules and what they compute'): the
+engine-neutral half.
 
-A declaration is read by everything that deals with its kind: the contract's
-words (``MetricRule.expression``), the GX expectation (``dqx_gx.expectations``),
-the type check (``dqx_gx.spark.columns``), the reports and the row gate. What
-Spark computes for a kind is its other half, given by the kind's name in
+A kind is its name in :class:`MetricKind` and its :class:`~dqx_gx.kinds.kind.Kind` in :data:`KINDS`,
+with its parameters and words; a parameter only one kind takes is declared beside it here. A declaration
+is read by everything that deals with its kind: the contract's parsers and words (``MetricRule.expression``),
+the GX expectation (``dqx_gx.expectations``), the type check (``dqx_gx.spark.columns``), the reports and
+the row gate. What Spark computes for a kind is its other half, given by the kind's name in
 ``dqx_gx.spark.kinds``; nothing here imports an engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from enum import StrEnum
+from typing import Any
 
 from dqx_gx.kinds.kind import (
     ANY_TYPE,
@@ -19,32 +23,46 @@ from dqx_gx.kinds.kind import (
     Arity,
     BatchOnly,
     ConstraintCheck,
+    DqlibMetrics,
+    Extreme,
     Kind,
     Marks,
-    Param,
     Reach,
     TypeFamily,
+    Unstated,
     Value,
     columns_text,
 )
-from dqx_gx.kinds.words import (
+from dqx_gx.kinds.params import (
     AGGREGATION,
+    ALLOW_FUTURE_GAPS,
+    COLUMN_TYPE,
+    CONSTRAINT,
+    GRANULARITY,
+    LOOKBACK_DAYS,
+    NATIVE_PERCENTILE,
+    NATIVE_VALUES,
+    PERCENTILE,
+    REFERENCE,
+    REFERENCE_COLUMNS,
+    VALUES,
+    Param,
+    whole_number,
+)
+from dqx_gx.kinds.params import PATTERN as PATTERN_PARAM
+from dqx_gx.kinds.words import (
     CASE_SENSITIVE,
     COLUMN,
-    COLUMN_TYPE,
     COLUMNS,
-    COMPLETENESS_OPTIONS,
     FLAGS,
     FORMAT,
     MAX_AGE_HOURS,
-    NATIVE_PERCENTILE,
-    NATIVE_VALUES,
+    MAX_GAP_COUNT,
+    PARTITION_COLUMN,
     PATTERN,
-    PERCENTILE,
     RETURN,
     TIMESTAMP_COLUMN,
     VALIDATORS,
-    VALUES,
     Check,
     Example,
     Format,
@@ -54,7 +72,63 @@ from dqx_gx.kinds.words import (
     Words,
 )
 from dqx_gx.rules import partitions
-from dqx_gx.rules.metric import ConstraintKind, Metric, MetricKind, Scalar, declare_words
+from dqx_gx.rules.metric import ConstraintKind, Metric, Scalar
+
+
+class MetricKind(StrEnum):
+    """Every kind by its name (DQX's metric name), which metrics carry; its declaration is :data:`KINDS`'s."""
+
+    NUM_ROWS = "num_rows"
+    NULL_COUNT = "null_count"
+    FIELD_NULL_COUNT = "field_null_count"
+    MISSING_COUNT = "missing_count"
+    INVALID_COUNT = "invalid_count"
+    COUNT_VALUES = "count_values"
+    UNLISTED_COUNT = "unlisted_count"
+    PATTERN_INVALID_COUNT = "pattern_invalid_count"
+    DUPLICATE_COUNT = "duplicate_count"
+    CARDINALITY = "cardinality"
+    MIN = "min"
+    MAX = "max"
+    MEAN = "mean"
+    SUM = "sum"
+    COUNT = "count"
+    VARIANCE = "variance"
+    STDDEV = "stddev"
+    PERCENTILE = "percentile"
+    MIN_LENGTH = "min_length"
+    MAX_LENGTH = "max_length"
+    AVG_LENGTH = "avg_length"
+    FRESHNESS_HOURS = "freshness_hours"
+    VIOLATION_COUNT = "violation_count"
+    MISSING_PARTITIONS = "missing_partitions"
+    MISSING_REFERENCE_COUNT = "missing_reference_count"
+    LENGTH_OUTSIDE_COUNT = "length_outside_count"
+    FUTURE_COUNT = "future_count"
+
+    @property
+    def declared(self) -> Kind:
+        """Its declaration."""
+        return KINDS[self]
+
+    def describe(self, metric: Metric) -> str:
+        return KINDS[self].describe(metric)
+
+    def settled(self, given: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        return KINDS[self].settled(given)
+
+    def reference_of(self, metric: Metric) -> str | None:
+        return KINDS[self].reference_of(metric)
+
+    def default_of(self, name: str) -> Any:
+        """The default of the parameter ``name`` as the kinds declare it, which a metric of a kind without
+        it reads (``metric.values`` of a null count: no values); AttributeError when no kind takes it."""
+        for kind in KINDS.values():
+            for param in kind.params:
+                if param.name == name:
+                    return param.default
+        raise AttributeError(f"no kind takes a parameter {name!r}")
+
 
 # --- the column types kinds accept --------------------------------------------------------------------
 
@@ -71,9 +145,10 @@ _LENGTH_OF = {"string": TypeFamily.TEXT, "list": TypeFamily.ARRAY, "map": TypeFa
 
 
 def _lengths(metric: Metric) -> Accepts:
-    wanted = _LENGTH_OF.get(metric.column_type or "")
+    column_type = COLUMN_TYPE.of(metric)
+    wanted = _LENGTH_OF.get(column_type or "")
     allowed = frozenset({wanted}) if wanted else frozenset()
-    return Accepts(f"with column_type {metric.column_type!r} needs a {metric.column_type} column", allowed=allowed)
+    return Accepts(f"with column_type {column_type!r} needs a {column_type} column", allowed=allowed)
 
 
 def _bound(value: Scalar) -> Accepts:
@@ -83,6 +158,14 @@ def _bound(value: Scalar) -> Accepts:
 
 
 WHOLE_BATCH = BatchOnly("a number of the whole batch, not of any row")
+
+COMPLETENESS_OPTIONS = (
+    GRANULARITY.option,
+    LOOKBACK_DAYS.option,
+    ALLOW_FUTURE_GAPS.option,
+    MAX_GAP_COUNT,
+    PARTITION_COLUMN,
+)
 
 # --- value constraints (logicalTypeOptions, the native pattern check) --------------------------------------
 
@@ -123,20 +206,14 @@ def _struct(metric: Metric) -> str:
     return metric.columns[0].rpartition(".")[0]
 
 
-def _violation_words(metric: Metric) -> str:
-    assert metric.constraint is not None
-    check = CONSTRAINTS[metric.constraint.kind]
-    return f"count_if({check.describe(columns_text(metric), metric.constraint.value)})"
-
-
 def _violation_row_words(metric: Metric) -> str:
-    assert metric.constraint is not None
-    return CONSTRAINTS[metric.constraint.kind].describe(columns_text(metric), metric.constraint.value)
+    constraint = CONSTRAINT.of(metric)
+    return CONSTRAINTS[constraint.kind].describe(columns_text(metric), constraint.value)
 
 
 def _violation_accepts(metric: Metric) -> Accepts:
-    assert metric.constraint is not None
-    return CONSTRAINTS[metric.constraint.kind].accepts_for(metric.constraint.value)
+    constraint = CONSTRAINT.of(metric)
+    return CONSTRAINTS[constraint.kind].accepts_for(constraint.value)
 
 
 # --- the kinds ------------------------------------------------------------------------------------------
@@ -150,35 +227,40 @@ def _duplicated_words(metric: Metric) -> str:
 
 def _referenced(metric: Metric) -> str:
     """``customer_id → customers.id``; a composite key ``(a, b) → orders.(x, y)``."""
+    theirs = REFERENCE_COLUMNS.of(metric)
     if len(metric.columns) == 1:
-        return f"{metric.columns[0]} → {metric.reference}.{metric.reference_columns[0]}"
-    return f"({', '.join(metric.columns)}) → {metric.reference}.({', '.join(metric.reference_columns)})"
+        return f"{metric.columns[0]} → {REFERENCE.of(metric)}.{theirs[0]}"
+    return f"({', '.join(metric.columns)}) → {REFERENCE.of(metric)}.({', '.join(theirs)})"
 
 
 def _unreferenced_words(metric: Metric) -> str:
     keys = metric.columns[0] if len(metric.columns) == 1 else f"({', '.join(metric.columns)})"
-    return f"{keys} is not a key of {metric.reference} ({', '.join(metric.reference_columns)})"
+    return f"{keys} is not a key of {REFERENCE.of(metric)} ({', '.join(REFERENCE_COLUMNS.of(metric))})"
 
 
-BREAKS_THE_BOUND = Marks("{columns} alone breaks the rule's bound", Reach.BOUNDS)
-"""Custom min/max with an operator: a row whose value alone would fail the rule (``max(c) < 100`` marks c ≥ 100)."""
+def _breaks_the_bound(extreme: Extreme) -> Marks:
+    """Custom min/max with an operator: a row whose value alone would fail the rule (``max(c) < 100`` marks
+    c ≥ 100)."""
+    return Marks("{columns} alone breaks the rule's bound", Reach.BOUNDS, extreme)
 
 
 def _freshness_words(metric: Metric) -> str:
     columns = ", ".join(metric.columns)
-    return f"freshness_hours({columns}, oldest)" if metric.aggregation == "min" else f"freshness_hours({columns})"
+    return f"freshness_hours({columns}, oldest)" if AGGREGATION.of(metric) == "min" else f"freshness_hours({columns})"
 
 
 def _gaps_words(metric: Metric) -> str:
-    assert metric.granularity is not None and metric.lookback_days is not None
     return partitions.describe(
-        ", ".join(metric.columns), metric.granularity, metric.lookback_days, allow_future_gaps=metric.allow_future_gaps
+        ", ".join(metric.columns),
+        GRANULARITY.of(metric),
+        LOOKBACK_DAYS.of(metric),
+        allow_future_gaps=ALLOW_FUTURE_GAPS.of(metric),
     )
 
 
 def _dqx(name: str, *takes: Option, needs: tuple[str, ...] = ()) -> Check:
     """A DQX check of one column, named in an ODCS rule's ``implementation``."""
-    return Check(name, Format.DQX, (COLUMN, *takes), ("column", *needs))
+    return Check(name, Format.DQX, (COLUMN, *takes), ("column", *needs), column_options=("column",))
 
 
 def _native(name: str, *takes: Option, needs: tuple[str, ...] = ()) -> Check:
@@ -203,10 +285,11 @@ def _statistic(
     examples: tuple[Example, ...],
     *,
     marks: Marks | BatchOnly = WHOLE_BATCH,
-    params: tuple[Param, ...] = (),
+    params: tuple[Param[Any], ...] = (),
+    dqlib: Callable[[Metric, DqlibMetrics], Any] | None = None,
 ) -> Kind:
     """A floating statistic of the column's non-null values, named alike in DQX and native checks."""
-    lengths = (COLUMN_TYPE,) if Param.COLUMN_TYPE in params else ()
+    lengths = (COLUMN_TYPE.option,) if COLUMN_TYPE in params else ()
     return Kind(
         metric,
         reads=f"{metric.value}({{columns}})",
@@ -223,12 +306,93 @@ def _statistic(
             ),
         ),
         params=params,
-        shows_values=Param.COLUMN_TYPE not in params,
+        shows_values=COLUMN_TYPE not in params,
+        dqlib=dqlib,
     )
 
 
-KINDS: Mapping[MetricKind, Kind] = {
-    kind.metric: kind
+# --- the parameters only one kind takes ------------------------------------------------------------------
+
+
+_LONGEST = 2**31 - 1
+"""No Spark string or array is longer: a larger limit would fail the pass that measures every rule."""
+
+
+def _limit(name: str, description: str) -> Param[int]:
+    return Param(
+        name,
+        int,
+        read=whole_number,
+        holds="whole number ≥ 0",
+        description=description,
+        schema={
+            "type": "integer",
+            "minimum": 0,
+            "maximum": _LONGEST,
+            "x-message": f"{name} must be a whole number from 0 to {_LONGEST}, got: {{value}}",
+        },
+        needs="(a whole number)",
+        exclusive=True,
+    )
+
+
+MIN_LENGTH = _limit("min_length", "The shortest length allowed (characters of a string, items of an array).")
+MAX_LENGTH = _limit("max_length", "The longest length allowed.")
+_LIMITS = (MIN_LENGTH.name, MAX_LENGTH.name)
+
+
+def _reversed_limits(metric: Metric) -> str | None:
+    low, high = MIN_LENGTH.of(metric), MAX_LENGTH.of(metric)
+    return f"min_length {low} is greater than max_length {high}; give the shorter first" if low > high else None
+
+
+_FARTHEST = 10**12
+"""Seconds, about 31,700 years: the moment plus it stays an exact Spark bigint of microseconds."""
+
+OFFSET: Param[int] = Param(
+    "offset",
+    int,
+    default=0,
+    read=whole_number,
+    holds="whole number of seconds",
+    description="Added to the run's moment: a value later than the moment plus this many seconds is in the "
+    "future (negative: that many seconds before the moment).",
+    schema={
+        "allOf": [
+            {"type": "integer", "x-message": "offset must be a whole number of seconds, got: {value}"},
+            {
+                "minimum": -_FARTHEST,
+                "maximum": _FARTHEST,
+                "x-message": f"offset must be at most {_FARTHEST} seconds either way, got: {{value}}",
+            },
+        ]
+    },
+    exclusive=True,
+    when_absent=0,
+)
+
+
+def _moment(metric: Metric) -> str:
+    """``now()``, ``now() + 3600s`` or ``now() - 60s``: the instant a future value is after."""
+    offset = OFFSET.of(metric)
+    return "now()" if offset == 0 else f"now() {'+' if offset > 0 else '-'} {abs(offset)}s"
+
+
+def _one(metric: Metric) -> str:
+    """The column of a metric of one column."""
+    return metric.columns[0]
+
+
+def _negative_count(metric: Metric, dqlib: DqlibMetrics) -> Any:
+    """dqlib counts the values breaking one constraint only, a minimum of 0 (``NegativeCount``)."""
+    constraint = CONSTRAINT.of(metric)
+    if constraint.kind is ConstraintKind.MINIMUM and constraint.value == 0:
+        return dqlib.negative_count(_one(metric))
+    raise Unstated
+
+
+KINDS: Mapping[str, Kind] = {
+    MetricKind(kind.name): kind
     for kind in (
         Kind(
             MetricKind.NULL_COUNT,
@@ -247,6 +411,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 checks=(_dqx("missing", RETURN), _native("missing", RETURN)),
                 library=(Library("nullValues"), Library("missingValues")),
             ),
+            dqlib=lambda m, dqlib: dqlib.null_count(_one(m)),
         ),
         Kind(
             MetricKind.FIELD_NULL_COUNT,
@@ -287,7 +452,8 @@ KINDS: Mapping[MetricKind, Kind] = {
                 ),
                 library=(Library("missingValues", "missingValues"),),
             ),
-            params=(Param.VALUES,),
+            params=(VALUES,),
+            dqlib=lambda m, dqlib: dqlib.null_count(_one(m)) + dqlib.count_values(_one(m), VALUES.of(m)),
         ),
         Kind(
             MetricKind.DUPLICATE_COUNT,
@@ -312,11 +478,14 @@ KINDS: Mapping[MetricKind, Kind] = {
                 checks=(
                     _dqx("duplicates", RETURN),
                     _native("duplicates", RETURN),
-                    Check("duplicates", Format.NATIVE_TABLE, (COLUMNS, RETURN), ("columns",)),
+                    Check(
+                        "duplicates", Format.NATIVE_TABLE, (COLUMNS, RETURN), ("columns",), column_options=("columns",)
+                    ),
                 ),
                 library=(Library("duplicateValues", "properties"),),
             ),
             arity=Arity.MANY,
+            dqlib=lambda m, dqlib: dqlib.duplicate_count(m.columns),
         ),
         Kind(
             MetricKind.INVALID_COUNT,
@@ -339,12 +508,13 @@ KINDS: Mapping[MetricKind, Kind] = {
                     ),
                 ),
                 checks=(
-                    _dqx("whitelist", VALUES, RETURN, needs=("values",)),
+                    _dqx("whitelist", VALUES.option, RETURN, needs=("values",)),
                     _native("whitelist", NATIVE_VALUES, RETURN, CASE_SENSITIVE, needs=("values",)),
                 ),
                 library=(Library("invalidValues", "validValues"),),
             ),
-            params=(Param.VALUES,),
+            params=(VALUES,),
+            dqlib=lambda m, dqlib: dqlib.num_rows() - dqlib.count_values(_one(m), VALUES.of(m)),
         ),
         Kind(
             MetricKind.COUNT_VALUES,
@@ -360,11 +530,12 @@ KINDS: Mapping[MetricKind, Kind] = {
                     _native_example("blacklist", "status", "no test orders", "values: [test, dummy]", "equals: 0"),
                 ),
                 checks=(
-                    _dqx("blacklist", VALUES, RETURN, needs=("values",)),
+                    _dqx("blacklist", VALUES.option, RETURN, needs=("values",)),
                     _native("blacklist", NATIVE_VALUES, RETURN, CASE_SENSITIVE, needs=("values",)),
                 ),
             ),
-            params=(Param.VALUES,),
+            params=(VALUES,),
+            dqlib=lambda m, dqlib: dqlib.count_values(_one(m), VALUES.of(m)),
         ),
         Kind(
             MetricKind.UNLISTED_COUNT,
@@ -386,7 +557,10 @@ KINDS: Mapping[MetricKind, Kind] = {
                 elsewhere="An ODCS property's enum (ODCS 3.2 `enum: [{value: …}]`, or datacontract-cli's `enum` "
                 "custom property), a rule that no value lies outside it.",
             ),
-            params=(Param.VALUES,),
+            params=(VALUES,),
+            dqlib=lambda m, dqlib: (
+                dqlib.num_rows() - dqlib.null_count(_one(m)) - dqlib.count_values(_one(m), VALUES.of(m))
+            ),
         ),
         Kind(
             MetricKind.PATTERN_INVALID_COUNT,
@@ -406,11 +580,11 @@ KINDS: Mapping[MetricKind, Kind] = {
                 library=(Library("invalidValues", "pattern"),),
                 elsewhere="An ODCS property's logicalTypeOptions.pattern, a rule that every row matches it.",
             ),
-            params=(Param.PATTERN,),
+            params=(PATTERN_PARAM,),
         ),
         Kind(
             MetricKind.VIOLATION_COUNT,
-            reads=_violation_words,
+            reads=lambda metric: f"count_if({_violation_row_words(metric)})",
             accepts=_violation_accepts,
             value=Value.ROWS,
             marks=Marks(_violation_row_words),
@@ -433,7 +607,9 @@ KINDS: Mapping[MetricKind, Kind] = {
                 "maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems), each "
                 "a rule that no row breaks it.",
             ),
-            params=(Param.CONSTRAINT,),
+            params=(CONSTRAINT,),
+            subject=lambda metric: CONSTRAINT.of(metric).kind.value,
+            dqlib=_negative_count,
         ),
         Kind(
             MetricKind.CARDINALITY,
@@ -450,6 +626,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 ),
                 checks=(_dqx("cardinality"), _native("cardinality")),
             ),
+            dqlib=lambda m, dqlib: dqlib.unique_count(_one(m)),
         ),
         _statistic(
             "expect_dqx_min",
@@ -460,7 +637,8 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("min", "amount", "mustBeGreaterOrEqualTo: 0"),
                 _native_example("min", "amount", "no negative amounts", "min: 0"),
             ),
-            marks=BREAKS_THE_BOUND,
+            marks=_breaks_the_bound(Extreme.LOWEST),
+            dqlib=lambda m, dqlib: dqlib.minimum(_one(m)),
         ),
         _statistic(
             "expect_dqx_max",
@@ -471,7 +649,8 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("max", "amount", "mustBeLessThan: 100000"),
                 _native_example("max", "amount", "amounts below 100k", "max: 100000"),
             ),
-            marks=BREAKS_THE_BOUND,
+            marks=_breaks_the_bound(Extreme.HIGHEST),
+            dqlib=lambda m, dqlib: dqlib.maximum(_one(m)),
         ),
         _statistic(
             "expect_dqx_mean",
@@ -482,6 +661,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("mean", "amount", "mustBeBetween: [10, 500]"),
                 _native_example("mean", "amount", "typical basket", "between: [10, 500]"),
             ),
+            dqlib=lambda m, dqlib: dqlib.average(_one(m)),
         ),
         _statistic(
             "expect_dqx_sum",
@@ -492,6 +672,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("sum", "amount", "mustBeGreaterThan: 0"),
                 _native_example("sum", "amount", "some revenue", "min: 1"),
             ),
+            dqlib=lambda m, dqlib: dqlib.sum(_one(m)),
         ),
         Kind(
             MetricKind.COUNT,
@@ -508,6 +689,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 ),
                 checks=(_dqx("count"), _native("count")),
             ),
+            dqlib=lambda m, dqlib: dqlib.num_rows() - dqlib.null_count(_one(m)),
         ),
         _statistic(
             "expect_dqx_variance",
@@ -518,6 +700,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("variance", "amount", "mustBeLessThan: 1000000"),
                 _native_example("variance", "amount", "amounts do not scatter", "max: 1000000"),
             ),
+            dqlib=lambda m, dqlib: dqlib.variance(_one(m)),
         ),
         _statistic(
             "expect_dqx_stddev",
@@ -528,6 +711,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("stddev", "amount", "mustBeLessThan: 1000"),
                 _native_example("stddev", "amount", "amounts do not scatter", "max: 1000"),
             ),
+            dqlib=lambda m, dqlib: dqlib.sqrt(dqlib.variance(_one(m))),
         ),
         Kind(
             MetricKind.PERCENTILE,
@@ -543,11 +727,11 @@ KINDS: Mapping[MetricKind, Kind] = {
                     _native_example("percentile", "amount", "p95 below 2000", "percentile: 0.95", "max: 2000"),
                 ),
                 checks=(
-                    _dqx("percentile", PERCENTILE, needs=("percentile",)),
+                    _dqx("percentile", PERCENTILE.option, needs=("percentile",)),
                     _native("percentile", NATIVE_PERCENTILE, needs=("percentile",)),
                 ),
             ),
-            params=(Param.PERCENTILE,),
+            params=(PERCENTILE,),
             shows_values=True,
         ),
         _statistic(
@@ -559,7 +743,8 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("min_length", "order_id", "mustBeGreaterOrEqualTo: 5", "column_type: string"),
                 _native_example("min_length", "order_id", "ids are not cut", "min: 5"),
             ),
-            params=(Param.COLUMN_TYPE,),
+            params=(COLUMN_TYPE,),
+            dqlib=lambda m, dqlib: dqlib.min_length(_one(m), COLUMN_TYPE.of(m)),
         ),
         _statistic(
             "expect_dqx_max_length",
@@ -570,7 +755,8 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("max_length", "order_id", "mustBeLessOrEqualTo: 12", "column_type: string"),
                 _native_example("max_length", "order_id", "ids fit the screen", "max: 12"),
             ),
-            params=(Param.COLUMN_TYPE,),
+            params=(COLUMN_TYPE,),
+            dqlib=lambda m, dqlib: dqlib.max_length(_one(m), COLUMN_TYPE.of(m)),
         ),
         _statistic(
             "expect_dqx_avg_length",
@@ -581,7 +767,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 _dqx_example("avg_length", "order_id", "mustBeBetween: [8, 12]", "column_type: string"),
                 _native_example("avg_length", "order_id", "ids are about 10 long", "between: [8, 12]"),
             ),
-            params=(Param.COLUMN_TYPE,),
+            params=(COLUMN_TYPE,),
         ),
         Kind(
             MetricKind.NUM_ROWS,
@@ -612,6 +798,7 @@ KINDS: Mapping[MetricKind, Kind] = {
                 library=(Library("rowCount"),),
             ),
             arity=Arity.NONE,
+            dqlib=lambda m, dqlib: dqlib.num_rows(),
         ),
         Kind(
             MetricKind.FRESHNESS_HOURS,
@@ -632,14 +819,18 @@ KINDS: Mapping[MetricKind, Kind] = {
                     Check(
                         "freshness",
                         Format.NATIVE_TABLE,
-                        (MAX_AGE_HOURS, TIMESTAMP_COLUMN, AGGREGATION),
+                        (MAX_AGE_HOURS, TIMESTAMP_COLUMN, AGGREGATION.option),
                         ("max_age_hours", "timestamp_column"),
+                        column_options=("timestamp_column",),
+                        at_most="max_age_hours",
+                        dimension="timeliness",
                     ),
                 ),
                 elsewhere="The SLA: ODCS slaProperties (latency, with the element it reads) and the native "
                 "format's sla block (schedule and lag_hours) each give one freshness rule.",
             ),
-            params=(Param.AGGREGATION,),
+            params=(AGGREGATION,),
+            needs_now=True,
             subject="freshness",
             shows_values=True,
         ),
@@ -667,7 +858,16 @@ KINDS: Mapping[MetricKind, Kind] = {
                     ),
                 ),
                 checks=(
-                    Check("completeness", Format.DQX, (*COMPLETENESS_OPTIONS, COLUMN), ("granularity",)),
+                    Check(
+                        "completeness",
+                        Format.DQX,
+                        (*COMPLETENESS_OPTIONS, COLUMN),
+                        ("granularity",),
+                        why="passes with at most max_gap_count missing partitions",
+                        column_options=("partition_column", "column"),
+                        on_property=True,
+                        at_most="max_gap_count",
+                    ),
                     Check(
                         "completeness",
                         Format.NATIVE_TABLE,
@@ -676,10 +876,14 @@ KINDS: Mapping[MetricKind, Kind] = {
                         refuses=VALIDATORS,
                         why="passes with at most max_gap_count missing partitions; min, max, equals, between, "
                         "not_between and tolerance do not apply",
+                        column_options=("partition_column",),
+                        at_most="max_gap_count",
+                        dimension="completeness",
                     ),
                 ),
             ),
-            params=(Param.GRANULARITY, Param.LOOKBACK_DAYS, Param.ALLOW_FUTURE_GAPS),
+            params=(GRANULARITY, LOOKBACK_DAYS, ALLOW_FUTURE_GAPS),
+            needs_now=True,
             subject="completeness",
             shows_values=True,  # the missing periods it names are values of the column
         ),
@@ -697,8 +901,54 @@ KINDS: Mapping[MetricKind, Kind] = {
                 "checked against the referenced dataset the run is given.",
             ),
             arity=Arity.MANY,
-            params=(Param.REFERENCE, Param.REFERENCE_COLUMNS),
+            params=(REFERENCE, REFERENCE_COLUMNS),
             subject="foreign key",
+        ),
+        Kind(
+            MetricKind.LENGTH_OUTSIDE_COUNT,
+            reads="count_if(length({columns}) not between {min_length} and {max_length})",
+            accepts=Accepts("applies to strings and arrays", allowed=frozenset({TypeFamily.TEXT, TypeFamily.ARRAY})),
+            value=Value.ROWS,
+            marks=Marks("length({columns}) is not between {min_length} and {max_length}"),
+            expectation="expect_dqx_length_outside_count",
+            words=Words(
+                "Rows whose length (characters of a string, items of an array) is below `min_length` or above "
+                "`max_length`; a NULL has no length and is not counted.",
+                (
+                    _dqx_example("length_between", "order_id", "mustBe: 0", "min_length: 5", "max_length: 12"),
+                    _native_example(
+                        "length_between", "order_id", "ids fit", "min_length: 5", "max_length: 12", "equals: 0"
+                    ),
+                ),
+                checks=(
+                    _dqx("length_between", MIN_LENGTH.option, MAX_LENGTH.option, RETURN, needs=_LIMITS),
+                    _native("length_between", MIN_LENGTH.option, MAX_LENGTH.option, RETURN, needs=_LIMITS),
+                ),
+            ),
+            params=(MIN_LENGTH, MAX_LENGTH),
+            refuses=_reversed_limits,
+        ),
+        Kind(
+            MetricKind.FUTURE_COUNT,
+            reads=lambda metric: f"count_if({columns_text(metric)} > {_moment(metric)})",
+            accepts=INSTANTS,
+            value=Value.ROWS,
+            marks=Marks(lambda metric: f"{columns_text(metric)} is after {_moment(metric)}"),
+            expectation="expect_dqx_future_count",
+            words=Words(
+                "Rows whose date or timestamp is later than the run's moment plus `offset` seconds: DQX's "
+                "`is_not_in_future`. A NULL is not counted.",
+                (
+                    _dqx_example("is_not_in_future", "ordered_at", "mustBe: 0", "offset: 3600"),
+                    _native_example("is_not_in_future", "ordered_at", "no orders from the future", "equals: 0"),
+                ),
+                checks=(
+                    _dqx("is_not_in_future", OFFSET.option, RETURN),
+                    _native("is_not_in_future", OFFSET.option, RETURN),
+                ),
+            ),
+            params=(OFFSET,),
+            needs_now=True,
         ),
     )
 }
@@ -706,7 +956,7 @@ KINDS: Mapping[MetricKind, Kind] = {
 
 def kind_of(metric: Metric | MetricKind) -> Kind:
     """The declaration of a metric's kind."""
-    return KINDS[metric.kind if isinstance(metric, Metric) else metric]
+    return KINDS[metric.kind.value if isinstance(metric, Metric) else metric]
 
 
 CHECKS: Mapping[Format, Mapping[str, tuple[Kind, Check]]] = {
@@ -720,6 +970,3 @@ LIBRARY: Mapping[str, tuple[tuple[Kind, Library], ...]] = {
     for name in dict.fromkeys(word.metric for kind in KINDS.values() for word in kind.words.library)
 }
 """Every ODCS library metric name and the kinds it computes (told apart by their ``argument``)."""
-
-
-declare_words({metric: kind.describe for metric, kind in KINDS.items()})

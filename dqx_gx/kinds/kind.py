@@ -1,12 +1,11 @@
 """What a rule kind is: the engine-neutral declaration every layer reads.
 
-A :class:`Kind` says, for one :class:`~dqx_gx.rules.metric.MetricKind`, how the
-metric reads in words, which column types it can measure, what sort of value it
-gives, which metric fields it takes, and whether it marks rows (or is
-batch-only). The GX expectation, the type check, the report text and the row
-gate are all built from it; an engine adds its own half by the kind's name (the
-Spark half: ``dqx_gx.spark.kinds``), so loading and linting contracts never
-import an engine.
+A :class:`Kind` says, for one ``MetricKind`` (``dqx_gx.kinds.catalog``), how the metric reads in words,
+which column types it can measure, what sort of value it gives, which parameters it takes
+(:mod:`dqx_gx.kinds.params`), what it needs besides the rows (the run's moment, a referenced dataset), and
+whether it marks rows (or is batch-only). The GX expectation, the parsers, the type check, the report text
+and the row gate are all built from it; an engine adds its own half by the kind's name (the Spark half:
+``dqx_gx.spark.kinds``), so loading and linting contracts never import an engine.
 """
 
 from __future__ import annotations
@@ -14,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
+from dqx_gx.kinds.params import REFERENCE, Param
 from dqx_gx.kinds.words import Words
-from dqx_gx.rules.metric import Constraint, ConstraintKind, Metric, MetricKind, Scalar, Scale
+from dqx_gx.rules.metric import ConstraintKind, KindOfMetric, Metric, Scalar, Scale
 
 
 class TypeFamily(StrEnum):
@@ -38,7 +38,7 @@ class TypeFamily(StrEnum):
 
 
 REDACTED = "***"
-"""How a value of a sensitive column is shown in every output (SPEC §5)."""
+"""How a value of a sensitive column is shown in every output (docs/semantics.md, 'Samples and sensitive columns')."""
 
 NUMBERS = frozenset({TypeFamily.INTEGER, TypeFamily.FRACTIONAL})
 COMPOSITES = frozenset({TypeFamily.ARRAY, TypeFamily.MAP, TypeFamily.STRUCT})
@@ -83,11 +83,6 @@ class Value(StrEnum):
     GAPS = "gaps"
     """Expected time partitions with no row, in a window ending at "now" (a run-time parameter)."""
 
-    @property
-    def needs_now(self) -> bool:
-        """Whether the value depends on the run's moment (the expectation takes the ``now`` parameter)."""
-        return self in (Value.AGE, Value.GAPS)
-
 
 class Arity(StrEnum):
     """How many columns a metric reads, and so whether it is stored as ``column`` or ``columns``."""
@@ -95,28 +90,6 @@ class Arity(StrEnum):
     NONE = "none"
     ONE = "one"
     MANY = "many"
-
-
-class Param(StrEnum):
-    """Metric fields a kind takes besides its columns (each one expectation argument)."""
-
-    VALUES = "values"
-    PATTERN = "pattern"
-    PERCENTILE = "percentile"
-    COLUMN_TYPE = "column_type"
-    CONSTRAINT = "constraint"
-    """Two arguments: ``constraint`` (its kind) and ``value``."""
-    AGGREGATION = "aggregation"
-    GRANULARITY = "granularity"
-    LOOKBACK_DAYS = "lookback_days"
-    ALLOW_FUTURE_GAPS = "allow_future_gaps"
-    REFERENCE = "reference"
-    REFERENCE_COLUMNS = "reference_columns"
-
-    @property
-    def arguments(self) -> tuple[str, ...]:
-        """The expectation arguments that carry it."""
-        return ("constraint", "value") if self is Param.CONSTRAINT else (self.value,)
 
 
 class Reach(StrEnum):
@@ -134,30 +107,73 @@ class Reach(StrEnum):
     as a stream-static join."""
 
 
+class Extreme(StrEnum):
+    """Which end of the values a statistic is: one row past a bound on that side fails the rule alone."""
+
+    LOWEST = "lowest"
+    """The smallest value (min): a row below a lower bound fails it."""
+    HIGHEST = "highest"
+    """The largest value (max): a row above an upper bound fails it."""
+
+
 @dataclass(frozen=True)
 class Marks:
-    """A row-level kind: it marks exactly the rows its count counts (SPEC §5's invariant). The predicate
+    """A row-level kind: it marks exactly the rows its count counts (docs/semantics.md, 'Invariant'). The predicate
     that finds them is the engine's (``dqx_gx.spark.kinds``)."""
 
     reads: str | Callable[[Metric], str]
     """Why a marked row is marked (the annotation's message); filled in like :attr:`Kind.reads`."""
     reach: Reach = Reach.ROW
+    extreme: Extreme | None = None
+    """For :attr:`Reach.BOUNDS`: which end of the values the statistic is."""
 
 
 @dataclass(frozen=True)
 class BatchOnly:
-    """The mark of a kind that is a number of the whole batch: it never marks rows (SPEC §5)."""
+    """The mark of a kind that is a number of the whole batch: it never marks rows (docs/semantics.md, 'Invariant')."""
 
     why: str
 
 
+class DqlibMetrics(Protocol):
+    """The metrics of dqlib's ``MetricProvider`` a kind's :attr:`Kind.dqlib` states its metric with, by dqlib's
+    names; ``Contract.to_checks()`` binds them to a provider (``dqx_gx.checks.from_contract``). A metric dqlib
+    cannot state (values of mixed types) raises :class:`Unstated`."""
+
+    def num_rows(self) -> Any: ...
+    def null_count(self, column: str) -> Any: ...
+    def count_values(self, column: str, values: tuple[Scalar, ...]) -> Any: ...
+    def duplicate_count(self, columns: tuple[str, ...]) -> Any: ...
+    def unique_count(self, column: str) -> Any: ...
+    def minimum(self, column: str) -> Any: ...
+    def maximum(self, column: str) -> Any: ...
+    def average(self, column: str) -> Any: ...
+    def sum(self, column: str) -> Any: ...
+    def variance(self, column: str) -> Any: ...
+    def negative_count(self, column: str) -> Any:
+        """dqlib's ``NegativeCount``: the values below 0."""
+        ...
+
+    def min_length(self, column: str, column_type: str) -> Any: ...
+    def max_length(self, column: str, column_type: str) -> Any: ...
+    def sqrt(self, value: Any) -> Any: ...
+
+
+class Unstated(Exception):
+    """dqlib cannot state this metric of a kind it otherwise states; the message says why (empty: it has no
+    such metric)."""
+
+
 @dataclass(frozen=True)
 class Kind:
-    """One metric kind, declared once."""
+    """One metric kind, declared once: what every layer reads of it (its Spark half is registered under
+    its name in ``dqx_gx.spark.kinds``)."""
 
-    metric: MetricKind
+    metric: KindOfMetric
+    """Its name (a ``MetricKind``), which metrics carry."""
     reads: str | Callable[[Metric], str]
-    """The metric in DQX's notation; ``{columns}``, ``{values}``, ``{pattern}`` and ``{percentile}`` are filled in."""
+    """The metric in DQX's notation; ``{columns}`` and each parameter by its name are filled in (a list of
+    values as expressions show it)."""
     accepts: Accepts | Callable[[Metric], Accepts]
     value: Value
     marks: Marks | BatchOnly
@@ -167,13 +183,30 @@ class Kind:
     words: Words
     """How contracts name it (checks, their options, ODCS library metrics), what it is for, an example."""
     arity: Arity = Arity.ONE
-    params: tuple[Param, ...] = ()
-    subject: str | None = None
+    params: tuple[Param[Any], ...] = ()
+    """The parameters its metric takes besides its columns, each the metric's field, an expectation
+    argument and the option of a check that gives it."""
+    needs_now: bool = False
+    """Its number depends on the run's moment: the expectation takes the ``now`` parameter, and its engine
+    half is given the moment (a row mark too)."""
+    subject: str | Callable[[Metric], str] | None = None
     """How type problems name the kind (default: its metric name)."""
     shows_values: bool = False
     """Its number or the details of its result are (or reveal) values of the column (min, max, percentile,
     the missing periods of a completeness rule, …): on a sensitive column the number is reported as
-    ``***`` and those details are left out (SPEC §5); counts and lengths are not values."""
+    ``***`` and those details are left out (docs/semantics.md, 'Samples and sensitive columns'); counts and lengths are
+    not values."""
+    refuses: Callable[[Metric], str | None] | None = None
+    """Why a metric of it cannot be measured whatever the data (a reversed range), said when the contract
+    is loaded; None: every metric its parameters' schemas allow can be."""
+    dqlib: Callable[[Metric, DqlibMetrics], Any] | None = None
+    """The metric, at the scale of a count, in dqlib's ``MetricProvider`` metrics (``Contract.to_checks()``
+    gives dqlib a contract's rules so); None: dqlib has no such metric, and to_checks leaves its rules out,
+    saying so."""
+
+    @property
+    def name(self) -> str:
+        return self.metric.value
 
     @property
     def row_level(self) -> bool:
@@ -184,14 +217,30 @@ class Kind:
         """Its marks compare rows (duplicates): every row of a repeated key, more rows than it counts."""
         return isinstance(self.marks, Marks) and self.marks.reach is Reach.KEY
 
+    @property
+    def needs_reference(self) -> bool:
+        """Its number needs another dataset, named by its ``reference`` parameter (foreign keys)."""
+        return REFERENCE in self.params
+
+    def reference_of(self, metric: Metric) -> str | None:
+        """The dataset ``metric`` needs besides the batch, by the name the contract gives it, or None."""
+        return REFERENCE.of(metric) if self.needs_reference else None
+
     def describe(self, metric: Metric) -> str:
         """The metric as a formula, e.g. ``null_count(order_id)`` or ``100 * null_count(a) / num_rows()``."""
         base = fill(self.reads, metric)
         if self.value is not Value.ROWS or metric.scale is Scale.COUNT:
             return base
-        if " + " in base or " - " in base:
+        if _a_sum(base):
             base = f"({base})"
         return f"{base} / num_rows()" if metric.scale is Scale.FRACTION else f"100 * {base} / num_rows()"
+
+    def settled(self, given: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """Its parameters in order, each ``given`` or its default; another name is a TypeError."""
+        unknown = set(given) - {param.name for param in self.params}
+        if unknown:
+            raise TypeError(f"{self.name} takes no parameter {', '.join(sorted(unknown))}")
+        return tuple((param.name, given.get(param.name, param.default)) for param in self.params)
 
     def accepts_for(self, metric: Metric) -> Accepts:
         return self.accepts(metric) if callable(self.accepts) else self.accepts
@@ -200,21 +249,32 @@ class Kind:
         self, metric: Metric, family: TypeFamily, inside: frozenset[TypeFamily], column: str
     ) -> str | None:
         """Why this metric cannot be measured on a column of that type, or None."""
-        subject = self.subject or self.metric.value
-        if self.metric is MetricKind.VIOLATION_COUNT and metric.constraint is not None:
-            subject = metric.constraint.kind.value
+        subject = fill(self.subject, metric) if self.subject is not None else self.name
         return self.accepts_for(metric).problem(subject, family, inside, column)
 
     # --- the expectation arguments of a metric, both ways (suites store them) ---------------------------
 
     @property
+    def argument_types(self) -> dict[str, Any]:
+        """The arguments :meth:`arguments` gives, in order, with the Python type each holds."""
+        columns: dict[Arity, dict[str, Any]] = {
+            Arity.NONE: {},
+            Arity.ONE: {"column": str},
+            Arity.MANY: {"columns": list[str]},
+        }
+        types = dict(columns[self.arity])
+        for param in self.params:
+            types |= param.argument_types
+        if self.value is Value.ROWS:
+            types["scale"] = str
+        if self.on_items:
+            types |= {"items": bool, "element": list[str]}
+        return types
+
+    @property
     def argument_names(self) -> tuple[str, ...]:
         """The names :meth:`arguments` gives, in order."""
-        names = {Arity.NONE: (), Arity.ONE: ("column",), Arity.MANY: ("columns",)}[self.arity]
-        for param in self.params:
-            names += param.arguments
-        names = (*names, "scale") if self.value is Value.ROWS else names
-        return (*names, "items", "element") if self.on_items else names
+        return tuple(self.argument_types)
 
     @property
     def on_items(self) -> bool:
@@ -229,12 +289,7 @@ class Kind:
         elif self.arity is Arity.MANY:
             arguments["columns"] = list(metric.columns)
         for param in self.params:
-            if param is Param.CONSTRAINT:
-                assert metric.constraint is not None
-                arguments.update(constraint=metric.constraint.kind.value, value=metric.constraint.value)
-            else:
-                value = getattr(metric, param.value)
-                arguments[param.value] = list(value) if isinstance(value, tuple) else value
+            arguments.update(param.arguments(param.of(metric)))
         if self.value is Value.ROWS:
             arguments["scale"] = metric.scale.value
         if self.on_items:
@@ -248,16 +303,10 @@ class Kind:
             columns = (arguments["column"],)
         elif self.arity is Arity.MANY:
             columns = tuple(arguments["columns"])
-        fields: dict[str, Any] = {}
-        for param in self.params:
-            if param is Param.CONSTRAINT:
-                fields["constraint"] = Constraint(ConstraintKind(arguments["constraint"]), arguments["value"])
-            else:
-                value = arguments[param.value]
-                fields[param.value] = tuple(value) if isinstance(value, list) else value
+        params = {param.name: param.value_of(arguments) for param in self.params}
         scale = Scale(arguments.get("scale", Scale.COUNT))
         items, element = bool(arguments.get("items", False)), tuple(arguments.get("element") or ())
-        return Metric(self.metric, columns, scale=scale, items=items, element=element, **fields)
+        return Metric(self.metric, columns, scale=scale, items=items, element=element, params=params)
 
 
 @dataclass(frozen=True)
@@ -279,16 +328,22 @@ class ConstraintCheck:
 
 
 def fill(words: str | Callable[[Metric], str], metric: Metric) -> str:
-    """Words about a metric: a callable's text, or a template with ``{columns}``, ``{values}``, ``{pattern}``
-    and ``{percentile}`` filled in."""
+    """Words about a metric: a callable's text, or a template with ``{columns}`` and each parameter by its
+    name filled in (a list of values as expressions show it)."""
     if callable(words):
         return words(metric)
-    return words.format(
-        columns=columns_text(metric),
-        values=values_text(metric.values),
-        pattern=metric.pattern,
-        percentile=metric.percentile,
-    )
+    shown = {name: values_text(value) if isinstance(value, tuple) else value for name, value in metric.params}
+    return words.format(columns=columns_text(metric), **shown)
+
+
+def _a_sum(formula: str) -> bool:
+    """Whether ``formula`` adds or subtracts outside any parentheses or brackets (``a + b``, not ``f(a + b)``)."""
+    depth = 0
+    for i, char in enumerate(formula):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and formula[i : i + 3] in (" + ", " - "):
+            return True
+    return False
 
 
 def columns_text(metric: Metric) -> str:

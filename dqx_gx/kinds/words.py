@@ -1,9 +1,10 @@
 """How contracts name a kind: its checks, their options, its ODCS library metrics, what it is for.
 
 A kind's words are declared with the kind (:attr:`dqx_gx.kinds.kind.Kind.words`), and everything that
-reads or explains a contract's checks is derived from them: both parsers (``dqx_gx.contract.quality``
-for ODCS, ``dqx_gx.contract.native``), the check parts of this project's JSON Schemas
-(:mod:`dqx_gx.kinds.schema_gen`) and the checks reference (``docs/checks.md``, :mod:`dqx_gx.kinds.docs_gen`).
+reads or explains a contract's checks is derived from them: both parsers (``dqx_gx.contract.checks``, read
+by ``dqx_gx.contract.quality`` for ODCS and ``dqx_gx.contract.native``), the check parts of this project's
+JSON Schemas (:mod:`dqx_gx.kinds.schema_gen`) and the checks reference (``docs/checks.md``,
+:mod:`dqx_gx.kinds.docs_gen`).
 """
 
 from __future__ import annotations
@@ -75,6 +76,17 @@ class Check:
     refuses: tuple[str, ...] = ()
     """Common fields it refuses, with :attr:`why` (completeness takes no min/max/…: its bound is its own)."""
     why: str = ""
+    """Why it refuses them; with :attr:`at_most`, what its bound means."""
+    column_options: tuple[str, ...] = ()
+    """The options naming the column(s) it measures, the first preferred (``column``; a table check's
+    ``timestamp_column``, ``columns``); a native column check measures its column."""
+    on_property: bool = False
+    """Without a column option, it measures the ODCS property whose quality list holds it."""
+    at_most: str | None = None
+    """The option holding its bound, which the metric may not exceed, instead of the format's operators
+    (ODCS operators are refused, native validators ignored as dqlib ignores them)."""
+    dimension: str | None = None
+    """The rule's data quality dimension, where the format names none (the native format)."""
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.takes if o.name == name), None)
@@ -86,6 +98,7 @@ class Library:
 
     Several kinds may share a metric name: ``argument`` says which one a rule means
     (``invalidValues`` with ``validValues`` or with ``pattern``); the one without computes it otherwise.
+    The argument gives the kind's one parameter, or, for a kind of several columns, its columns.
     """
 
     metric: str
@@ -146,55 +159,8 @@ RETURN = Option(
     default="count",
     exclusive=True,
 )
-_VALUES_MESSAGE = "values must be a non-empty list of strings, numbers or booleans, got: {value}"
-VALUES = Option(
-    "values",
-    "list of values",
-    "The values compared with (strings, numbers or booleans).",
-    {
-        "type": "array",
-        "minItems": 1,
-        "items": {"type": ["string", "number", "boolean", "null"]},
-        "x-message": _VALUES_MESSAGE,
-    },
-    needs="(a list)",
-    exclusive=True,
-)
-NATIVE_VALUES = Option(
-    "values",
-    VALUES.type,
-    VALUES.description,
-    {"type": "array", "minItems": 1, "items": {"type": ["string", "number", "boolean"]}, "x-message": _VALUES_MESSAGE},
-    needs="(a list)",
-)
 CASE_SENSITIVE = Option(
     "case_sensitive", "boolean", "`false` is refused (DQX does not implement it either).", {"type": "boolean"}
-)
-_PERCENTILE_SCHEMA = {
-    "type": "number",
-    "minimum": 0,
-    "maximum": 1,
-    "x-message": "percentile must be a number between 0.0 and 1.0, got: {value}",
-}
-PERCENTILE = Option(
-    "percentile",
-    "number 0–1",
-    "Which percentile: 0.5 is the median.",
-    _PERCENTILE_SCHEMA,
-    needs="(a number between 0.0 and 1.0)",
-    exclusive=True,
-)
-NATIVE_PERCENTILE = Option(
-    PERCENTILE.name, PERCENTILE.type, PERCENTILE.description, _PERCENTILE_SCHEMA, needs=PERCENTILE.needs
-)
-COLUMN_TYPE = Option(
-    "column_type",
-    "`string`, `list` or `map`",
-    "What the length is of: characters of a string, items of a list or entries of a map. The native format "
-    "reads it from the column's type.",
-    {"enum": ["string", "list", "map"], "x-message": "column_type must be one of string, list, map, got: {value}"},
-    needs="(string, list or map)",
-    exclusive=True,
 )
 PATTERN = Option(
     "pattern",
@@ -242,49 +208,6 @@ MAX_AGE_HOURS = Option(
 TIMESTAMP_COLUMN = Option(
     "timestamp_column", "column name", "The date or timestamp column.", {"type": "string", "minLength": 1}
 )
-AGGREGATION = Option(
-    "aggregation",
-    "`max` or `min`",
-    "The age of the newest (`max`) or of the oldest (`min`) value.",
-    {"enum": ["max", "min"], "x-message": "aggregation must be 'max' or 'min', got: {value}"},
-    default="max",
-)
-GRANULARITY = Option(
-    "granularity",
-    "`hourly`, `daily`, `weekly` or `monthly`",
-    "The period of a partition (ISO weeks, calendar months, UTC).",
-    {
-        "enum": ["hourly", "daily", "weekly", "monthly"],
-        "x-message": "CompletenessCheck granularity must be one of ['daily', 'hourly', 'monthly', 'weekly'], "
-        "got {value}",
-    },
-    needs="(hourly, daily, weekly or monthly)",
-    exclusive=True,
-)
-LOOKBACK_DAYS = Option(
-    "lookback_days",
-    "whole number > 0",
-    "How many days back from the run's moment partitions are expected.",
-    {
-        "allOf": [
-            {
-                "type": "integer",
-                "x-message": "CompletenessCheck lookback_days must be a whole number of days, got {value}",
-            },
-            {"exclusiveMinimum": 0, "x-message": "CompletenessCheck lookback_days must be > 0, got {value}"},
-        ]
-    },
-    default=30,
-    exclusive=True,
-)
-ALLOW_FUTURE_GAPS = Option(
-    "allow_future_gaps",
-    "boolean",
-    "Gaps after the latest present partition are late data, not gaps.",
-    {"type": "boolean", "x-message": "CompletenessCheck allow_future_gaps must be true or false, got {value}"},
-    default=True,
-    exclusive=True,
-)
 MAX_GAP_COUNT = Option(
     "max_gap_count",
     "whole number ≥ 0",
@@ -309,6 +232,5 @@ PARTITION_COLUMN = Option(
     },
     exclusive=True,
 )
-COMPLETENESS_OPTIONS = (GRANULARITY, LOOKBACK_DAYS, ALLOW_FUTURE_GAPS, MAX_GAP_COUNT, PARTITION_COLUMN)
 VALIDATORS = ("min", "max", "equals", "between", "not_between", "tolerance")
 """The native format's threshold fields."""

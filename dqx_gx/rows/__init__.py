@@ -1,4 +1,5 @@
-"""The row gate: which rows broke a rule (SPEC §5), beside the checkpoint run's batch verdict.
+"""The row gate: which rows broke a rule (docs/semantics.md, 'Rows: annotate, split, quarantine'), beside the
+checkpoint run's batch verdict.
 
 Built from the same kind declarations as the verdict (``Kind.marks``, and the Spark predicate of
 ``dqx_gx.spark.kinds``, resolved against a batch by ``dqx_gx.spark.marks``, which the run's failed-row

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,6 +37,11 @@ class Verdict(Protocol):
     @property
     def rule_results(self) -> Sequence[RuleResult]:
         """Each rule's result: a duplicates rule that marked no row needs no grouping to mark rows."""
+        ...
+
+    @property
+    def now(self) -> datetime:
+        """The moment the batch was measured from (UTC): rows are marked by the same one."""
         ...
 
 

@@ -1,4 +1,5 @@
-"""Annotate, split and quarantine the rows that break a contract's rules (SPEC §5).
+"""Annotate, split and quarantine the rows that break a contract's rules (docs/semantics.md, 'Rows: annotate, split,
+quarantine').
 
 ``annotate_rows`` adds two columns, ``_dqx_errors`` and ``_dqx_warnings``, each
 ``array<struct<rule, columns, severity, message>>`` and NULL where the row has none. The batch
@@ -27,6 +28,7 @@ from dqx_gx.kinds import kind_of
 from dqx_gx.kinds.kind import Reach
 from dqx_gx.rows.choices import RowGateError, Verdict
 from dqx_gx.rules.rule import MetricRule, Rule
+from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.spark.columns import Columns
 from dqx_gx.spark.marks import Marked, RowCheck, RowRule, marked, row_rules
 from dqx_gx.spark.own_expressions import own_expressions
@@ -48,7 +50,8 @@ def annotate_rows(
 ) -> DataFrame:
     """``dataframe`` plus ``_dqx_errors`` and ``_dqx_warnings``: the row-level rules each row breaks.
 
-    A P0 rule that fails on the batch writes errors; every other mark is a warning (SPEC §5). Which
+    A P0 rule that fails on the batch writes errors; every other mark is a warning (docs/semantics.md, 'Errors and
+    warnings'). Which
     rules fail is ``verdict`` (the :class:`~dqx_gx.run.ContractRun` of this batch) when given. Without
     it the gate decides as the checkpoint would: a rule without an operator never fails; a rule that
     any marked row fails (``mustBe: 0``, the default) needs nothing more; a rule with a tolerance
@@ -61,11 +64,12 @@ def annotate_rows(
     :func:`dqx_gx.gate_each_batch` instead). On a stream nothing here runs a Spark action; a foreign key
     is a stream-static join with its referenced dataset's keys. ``references`` are the datasets the
     contract's foreign keys refer to, by the name the contract uses (a foreign key whose dataset is not
-    given marks nothing). ``now`` is the moment time-based rules would be measured from; no row-level
-    kind reads it today.
+    given marks nothing). ``now`` is the run's moment, which rules such as ``is_not_in_future`` mark rows
+    by (default: ``verdict``'s, else the current time): the batch's run given the same one counts the rows
+    marked here.
     """
-    del now  # accepted for a stable signature beside run_contract; no row-level kind is time-based
-    return _annotated(_marked(contract, dataframe, references), verdict, streaming=dataframe.isStreaming)
+    moment = _moment(now, verdict)
+    return _annotated(_marked(contract, dataframe, references, moment), verdict, streaming=dataframe.isStreaming)
 
 
 def split_rows(
@@ -78,7 +82,7 @@ def split_rows(
 ) -> tuple[DataFrame, DataFrame]:
     """``(valid, quarantine)``: rows without errors (``_dqx_warnings`` kept) and rows with at least one
     (both annotation columns kept, each row as it was read). Every input row is in exactly one. Lazy.
-    ``verdict`` and ``references`` as in :func:`annotate_rows`.
+    ``verdict``, ``now`` and ``references`` as in :func:`annotate_rows`.
 
     A contract without row-level rules gives ``(all rows, no rows)`` and a ContractWarning.
     """
@@ -92,7 +96,7 @@ def split_annotated(annotated: DataFrame) -> tuple[DataFrame, DataFrame]:
     """``(valid, quarantine)`` of a DataFrame :func:`annotate_rows` made (for instance a cached one).
 
     A batch read from CSV or JSON keeps its cast values in ``valid``; ``quarantine`` holds each row as
-    it was read (the original text, SPEC §6), so a corrected file reads again by the same contract.
+    it was read (the original text, docs/semantics.md, 'Data in'), so a corrected file reads again by the same contract.
     """
     valid = annotated.filter(F.col(ERRORS).isNull()).drop(ERRORS, UNCAST)
     return valid, as_read(annotated.filter(F.col(ERRORS).isNotNull()))
@@ -124,16 +128,23 @@ class Gated:
 
 @contextlib.contextmanager
 def gated(
-    contract: Contract, frame: DataFrame, references: References | None = None, *, cache: bool = True
+    contract: Contract,
+    frame: DataFrame,
+    references: References | None = None,
+    *,
+    now: datetime | date | str | None = None,
+    cache: bool = True,
 ) -> Iterator[Gated]:
     """``frame`` with each row-level rule's mark, for a run that reads the rows several times (the
-    verdict, then each output). Each duplicates rule's repeated keys are grouped once and cached (they
-    are few), and not at all when the verdict observed none. With ``cache`` the rows themselves are
+    verdict, then each output); ``now`` is the moment that run measures from (default: the current
+    time). Each duplicates rule's repeated keys are grouped once and cached (they are few), and not at
+    all when the verdict observed none. With ``cache`` the rows themselves are
     cached with their marks too, so the input is read and the rules evaluated once; without it each
     reader scans the input again, which costs less than the cache for a file source (measured on parquet
     and CSV: a scan decodes only the columns it needs, a cache encodes every column of every row).
     Released when the block ends."""
-    found = _marked(contract, frame, references)
+    moment = run_moment(now)
+    found = _marked(contract, frame, references, moment)
     if cache:
         flags = {f"_dqx_mark_{i}": check.marked for i, check in enumerate(found.checks)}
         cached = found.frame.withColumns(flags).drop(*found.hidden).persist(StorageLevel.MEMORY_AND_DISK)
@@ -142,7 +153,7 @@ def gated(
         held, gate = [cached], Gated(cached.drop(*flags), Marked(cached, checks, tuple(flags)))
     else:
         held = [keys.persist(StorageLevel.MEMORY_AND_DISK) for keys in found.repeated_keys]  # computed when read
-        unrepeated = _marked(contract, frame, references, keys_repeat=False) if held else None
+        unrepeated = _marked(contract, frame, references, moment, keys_repeat=False) if held else None
         gate = Gated(frame, found, unrepeated)
     try:
         yield gate
@@ -162,8 +173,20 @@ def warn_without_row_rules(contract: Contract, dataframe: DataFrame, references:
         warn_contract(f"{contract.check_name} has no row-level rule for this batch: every row is valid", stacklevel=3)
 
 
+def _moment(now: datetime | date | str | None, verdict: Verdict | None) -> datetime:
+    """The moment rows are marked by: the one given, else the verdict's, else the current time."""
+    if now is None and verdict is not None:
+        return verdict.now
+    return run_moment(now)
+
+
 def _marked(
-    contract: Contract, dataframe: DataFrame, references: References | None, *, keys_repeat: bool = True
+    contract: Contract,
+    dataframe: DataFrame,
+    references: References | None,
+    now: datetime,
+    *,
+    keys_repeat: bool = True,
 ) -> Marked:
     """The row-level rules of ``contract`` on ``dataframe`` (a foreign key to the contract's own dataset
     looks its keys up in the batch), refused when the batch was annotated before or, on a stream, when a
@@ -180,7 +203,7 @@ def _marked(
                 "DataFrame cannot do; gate each micro-batch instead: "
                 "stream.writeStream.foreachBatch(dqx_gx.gate_each_batch(contract, ...)) (README 'Streams')"
             )
-    return marked(dataframe, rules, keys_repeat=keys_repeat)
+    return marked(dataframe, rules, now, keys_repeat=keys_repeat)
 
 
 @own_expressions()

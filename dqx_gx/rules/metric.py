@@ -1,58 +1,44 @@
 """Metrics: what a rule measures, independent of the engine that measures it.
 
-The names and definitions are SPEC §1's (DQX's ``MetricProvider`` vocabulary);
-an engine backend (``dqx_gx.expectations``) maps each :class:`MetricKind` to its
-own computation and must return exactly these numbers. What a metric reads as in
-words is its kind's (``dqx_gx.kinds``, one layer up), which hands it down here
-(:func:`declare_words`) so that a rule can say itself.
+The names and definitions are those of DQX's ``MetricProvider`` (docs/semantics.md, 'The reference: DQX
+itself'). A metric is one of the kinds declared in ``dqx_gx.kinds``, which it carries
+(:class:`KindOfMetric`): the kind says how the metric reads in words and which parameters it takes,
+so a rule can say itself whatever was imported first. An engine backend (``dqx_gx.expectations``) computes each kind
+and must return
+exactly these numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
 
 Scalar = str | int | float | bool
 """A value a column may be compared with (set membership, sentinels)."""
 
 
-class MetricKind(StrEnum):
-    NUM_ROWS = "num_rows"
-    NULL_COUNT = "null_count"
-    FIELD_NULL_COUNT = "field_null_count"
-    """Rows whose struct field is NULL while the struct holding it is not: ``required`` on a struct's field."""
-    MISSING_COUNT = "missing_count"
-    """NULLs plus rows equal to one of the sentinel values."""
-    INVALID_COUNT = "invalid_count"
-    """Rows whose value is not in the valid set; NULL is never valid."""
-    COUNT_VALUES = "count_values"
-    """Rows whose value is in the set; NULL never matches."""
-    UNLISTED_COUNT = "unlisted_count"
-    """Non-NULL rows whose value is not in the set: a property's ``enum`` (NULLs are ``required``'s business)."""
-    PATTERN_INVALID_COUNT = "pattern_invalid_count"
-    """Rows that are NULL or do not match the pattern."""
-    DUPLICATE_COUNT = "duplicate_count"
-    CARDINALITY = "cardinality"
-    MIN = "min"
-    MAX = "max"
-    MEAN = "mean"
-    SUM = "sum"
-    COUNT = "count"
-    VARIANCE = "variance"
-    STDDEV = "stddev"
-    PERCENTILE = "percentile"
-    MIN_LENGTH = "min_length"
-    MAX_LENGTH = "max_length"
-    AVG_LENGTH = "avg_length"
-    FRESHNESS_HOURS = "freshness_hours"
-    """Hours between "now" (given at run time) and the newest value of a date/timestamp column."""
-    VIOLATION_COUNT = "violation_count"
-    """Non-null rows breaking a declared value constraint (logicalTypeOptions)."""
-    MISSING_PARTITIONS = "missing_partitions"
-    """Expected time partitions (hours, days, ISO weeks, months) of a lookback window with no row (SPEC §7)."""
-    MISSING_REFERENCE_COUNT = "missing_reference_count"
-    """Rows whose key (no column NULL) is no key of the referenced dataset: a broken foreign key (SPEC §3)."""
+class KindOfMetric(Protocol):
+    """A metric's kind as rules see it: a ``MetricKind`` of ``dqx_gx.kinds``, which holds its declaration."""
+
+    @property
+    def value(self) -> str:
+        """Its name, DQX's metric name (``null_count``)."""
+        ...
+
+    def describe(self, metric: Metric) -> str:
+        """``metric`` as a formula in DQX's notation, in the kind's words."""
+        ...
+
+    def settled(self, given: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """Every parameter the kind takes, in its order, with ``given``'s value or the default; a name the
+        kind does not take is a TypeError."""
+        ...
+
+    def reference_of(self, metric: Metric) -> str | None:
+        """The dataset ``metric`` needs besides the batch (a foreign key's), by the name the contract gives it."""
+        ...
 
 
 class Scale(StrEnum):
@@ -88,54 +74,77 @@ class Constraint:
     value: Scalar
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Metric:
-    """A measurement over one batch. Only the fields its kind uses are set."""
+    """A measurement over one batch: a kind, its columns and the parameters its kind declares.
 
-    kind: MetricKind
-    columns: tuple[str, ...] = ()
-    values: tuple[Scalar, ...] = ()
-    pattern: str | None = None
-    percentile: float | None = None
-    column_type: str | None = None
-    """``string``, ``list`` or ``map`` for the length metrics."""
-    constraint: Constraint | None = None
-    aggregation: str = "max"
-    """Freshness only: age of the newest (``max``) or the oldest (``min``) value."""
-    granularity: str | None = None
-    """Completeness only: ``hourly``, ``daily``, ``weekly`` or ``monthly``."""
-    lookback_days: int | None = None
-    """Completeness only: how far back from "now" partitions are expected."""
-    allow_future_gaps: bool = True
-    """Completeness only: gaps after the latest present partition are late data, not gaps."""
-    reference: str | None = None
-    """Foreign keys only: the referenced dataset, by the name the contract gives it (the run is given it)."""
-    reference_columns: tuple[str, ...] = ()
-    """Foreign keys only: the referenced dataset's key columns, paired with ``columns``."""
-    scale: Scale = Scale.COUNT
-    items: bool = False
+    ``Metric(MetricKind.MISSING_COUNT, ("status",), values=("", "n/a"))``: each parameter is given by its
+    name and read back with :meth:`param` (or typed, with the parameter's declaration:
+    ``VALUES.of(metric)``); a parameter left out has its declared default.
+    """
+
+    kind: KindOfMetric
+    columns: tuple[str, ...]
+    params: tuple[tuple[str, Any], ...]
+    """Each parameter of the kind, in the kind's order: ``(name, value)``."""
+    scale: Scale
+    items: bool
     """Measured on each element of an array column (ODCS ``items``): a row counts when any element does."""
-    element: tuple[str, ...] = ()
+    element: tuple[str, ...]
     """With ``items``, the way from each element to the value measured: a field's name, or ``*`` for each
     element of an array inside (``contacts[*].email``: ``("email",)``); empty, the element itself. Through a
     NULL element or struct there is no value: the NULL is the rule on that element's or struct's business."""
+
+    def __init__(
+        self,
+        kind: KindOfMetric,
+        columns: tuple[str, ...] = (),
+        *,
+        scale: Scale = Scale.COUNT,
+        items: bool = False,
+        element: tuple[str, ...] = (),
+        params: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
+        **given: Any,
+    ) -> None:
+        """``params`` (a mapping, or pairs as :attr:`params` holds them) and keyword arguments both give
+        parameters by name."""
+        settled = kind.settled({**dict(params), **given})
+        for name, value in (
+            ("kind", kind),
+            ("columns", tuple(columns)),
+            ("params", settled),
+            ("scale", scale),
+            ("items", items),
+            ("element", tuple(element)),
+        ):
+            object.__setattr__(self, name, value)
 
     @property
     def column(self) -> str | None:
         """The single column of a column metric (``None`` for table metrics)."""
         return self.columns[0] if len(self.columns) == 1 else None
 
+    def param(self, name: str) -> Any:
+        """The value of the parameter ``name``; None when the kind takes no such parameter."""
+        return next((value for key, value in self.params if key == name), None)
 
-_WORDS: dict[MetricKind, Callable[[Metric], str]] = {}
+    @property
+    def reference(self) -> str | None:
+        """The dataset the metric needs besides the batch (a foreign key's referenced dataset), or None."""
+        return self.kind.reference_of(self)
 
+    def describe(self) -> str:
+        """The metric as a formula in DQX's notation (``null_count(order_id)``), in its kind's words."""
+        return self.kind.describe(self)
 
-def declare_words(words: Mapping[MetricKind, Callable[[Metric], str]]) -> None:
-    """Called once by ``dqx_gx.kinds``, which declares every kind's words (rules sit below the kinds)."""
-    _WORDS.update(words)
+    if not TYPE_CHECKING:  # typed code reads parameters through their declaration (``VALUES.of(metric)``)
 
-
-def describe(metric: Metric) -> str:
-    """The metric as a formula in DQX's notation (``null_count(order_id)``), in its kind's words."""
-    if metric.kind not in _WORDS:
-        raise LookupError(f"no kind declares the words of {metric.kind.value!r}: import dqx_gx.kinds first")
-    return _WORDS[metric.kind](metric)
+        def __getattr__(self, name: str) -> Any:
+            """A parameter by its name (``metric.values``); for one its kind does not take, the default the
+            kinds that take it declare (AttributeError when none does)."""
+            if name.startswith("_") or name == "params":
+                raise AttributeError(name)
+            for key, value in self.params:
+                if key == name:
+                    return value
+            return self.kind.default_of(name)

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from dqx_gx.rules.hand_written import MetricSymbol, Validation
-from dqx_gx.rules.metric import Metric, describe
+from dqx_gx.rules.metric import Metric
 from dqx_gx.rules.threshold import Threshold
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class MetricRule(RuleInfo):
 
     def expression(self) -> str:
         """The assertion in words, as DQX writes it: ``null_count(order_id) = 0``."""
-        text = describe(self.metric)
+        text = self.metric.describe()
         return f"{text} {self.threshold.describe()}" if self.threshold else text
 
 
@@ -148,7 +148,7 @@ class CheckRule(RuleInfo):
     """An assertion of a DQX check function (dqlib's ``@check``): a formula over dqlib metrics and a validator.
 
     Its result names its own check (``check``), not the contract's, and carries dqlib's tags and flags, as
-    dqlib's ``collect_results()`` would (SPEC §10).
+    dqlib's ``collect_results()`` would (docs/semantics.md, 'Hand-written DQX checks').
     """
 
     check: str
@@ -168,7 +168,8 @@ class CheckRule(RuleInfo):
     cost_fp: float | None = None
     cost_fn: float | None = None
     sql: tuple[str, ...] = ()
-    """The SQL expressions of its ``custom_sql`` metrics, which run only when SQL is allowed (SPEC §8)."""
+    """The SQL expressions of its ``custom_sql`` metrics, which run only when SQL is allowed (docs/semantics.md, 'SQL
+    rules')."""
     problem: str | None = None
     """Why the assertion cannot be evaluated (its check function raised, it uses what cannot be stored): it
     FAILS with this reason."""

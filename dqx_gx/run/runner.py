@@ -61,7 +61,8 @@ class ContractRun:
 
     @property
     def failed_rules(self) -> frozenset[str]:
-        """The ids of the rules that FAILED: the row gate's errors are the marks of the P0 ones (SPEC §5)."""
+        """The ids of the rules that FAILED: the row gate's errors are the marks of the P0 ones (docs/semantics.md,
+        'Errors and warnings')."""
         return frozenset(r.rule.id for r in self.rule_results if r.assertion.status == "FAILED")
 
     def is_critical(self) -> bool:
@@ -96,8 +97,8 @@ def run_contract(
 ) -> ContractRun:
     """Validate ``dataframe`` against ``contract`` with a GX checkpoint on a Spark datasource.
 
-    ``now`` is the moment freshness is measured from (default: the current
-    time, UTC; naive values are UTC). ``key`` gives the result date and tags
+    ``now`` is the run's moment, which freshness, completeness and is_not_in_future measure from (default:
+    the current time, UTC; naive values are UTC). ``key`` gives the result date and tags
     (default: today's date, no tags). ``context`` is any GX context (default: a
     new ephemeral one, which keeps the suite, validation definition, checkpoint and result only for
     ``data_docs``: without, they are reached from the run's ``checkpoint_result``); they are added to it.
@@ -157,7 +158,11 @@ def run_contract(
         if db is not None:
             store_measured(db, key, measured_in(evrs))
         failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
-        found = failed_row_samples(contract, dataframe, failing, samples, references) if failing and samples > 0 else {}
+        found = (
+            failed_row_samples(contract, dataframe, failing, samples, references, now=moment)
+            if failing and samples > 0
+            else {}
+        )
         results = tuple(
             replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results
         )
@@ -196,7 +201,8 @@ def run_checks(
 ) -> ContractRun:
     """Run DQX check functions (dqlib's ``@check``: hand-written ones, ``Contract.to_checks()``'s, or both) on
     ``dataframe`` through a GX checkpoint on Spark, as :func:`run_contract` runs a contract's rules: the
-    ``results`` are dqlib's ``VerificationSuite.collect_results()`` on the same data (SPEC §10). ``dataset``
+    ``results`` are dqlib's ``VerificationSuite.collect_results()`` on the same data (docs/semantics.md, 'Hand-written
+    DQX checks'). ``dataset``
     is the batch's name, which the checks' ``datasets=`` name (default: the one dataset they name; ``batch``
     when they name none). ``allow_sql`` runs dqlib's ``custom_sql`` metrics (else their assertions are
     SKIPPED); the other options are :func:`run_contract`'s."""

@@ -91,7 +91,11 @@ class RunRequest(BaseModel):
     contract: str = Field(description="the contract's YAML text: ODCS, DQX native or the thesis's format")
     data: str | None = Field(None, description="the data, relative to the data root; default: the contract's server")
     schema_name: str | None = Field(None, alias="schema", description="the schema object of a contract with several")
-    now: str | None = Field(None, description="the moment freshness is measured from (ISO; default: now)")
+    now: str | None = Field(
+        None,
+        description="the run's moment, which freshness, completeness and is_not_in_future measure from "
+        "(ISO; default: now)",
+    )
     allow_sql: bool = Field(False, description="run the contract's SQL rules (the server must allow them)")
 
 

@@ -22,6 +22,17 @@ from pyspark.sql import types as T
 from pyspark.sql.types import StructField
 
 from dqx_gx.kinds import Kind, Metric, MetricKind
+from dqx_gx.kinds.catalog import MAX_LENGTH, MIN_LENGTH, OFFSET
+from dqx_gx.kinds.params import (
+    AGGREGATION,
+    COLUMN_TYPE,
+    CONSTRAINT,
+    GRANULARITY,
+    LOOKBACK_DAYS,
+    PATTERN,
+    PERCENTILE,
+    VALUES,
+)
 from dqx_gx.rules import partitions
 from dqx_gx.rules.metric import ConstraintKind
 from dqx_gx.rules.threshold import Interval
@@ -64,7 +75,7 @@ class On:
     repeated: Sql | None = None
     """For key-reach marks: true where the row's key occurs in more than one row (the gate computes it)."""
     now: datetime | None = None
-    """The run's moment, for kinds whose rows depend on it (completeness's window)."""
+    """The run's moment, for kinds whose expressions read it (:attr:`SparkKind.reads_now`)."""
     found: Sql | None = None
     """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
 
@@ -118,6 +129,9 @@ class SparkKind:
     of_key: Callable[[KeyCounts], int] | None = None
     """For a :attr:`Pass.SECOND` kind, its value from its key's counts, which the run reads instead of
     :attr:`aggregate` (the gate still decides with that)."""
+    reads_now: bool = False
+    """Its expressions read the run's moment (:attr:`On.now`): the run gives it to its aggregate, the row gate
+    to its predicate, so the rows marked are the rows counted."""
     object_aggregate: bool = False
     """Its aggregate is a Spark object aggregate (``percentile_approx``): in the shared first ``df.agg`` it
     would turn the whole pass into an object hash aggregate, which has no whole-stage generated code and
@@ -127,7 +141,7 @@ class SparkKind:
 
 def spark_of(kind: Kind | MetricKind) -> SparkKind:
     """The Spark half of a kind."""
-    return SPARK[kind.metric if isinstance(kind, Kind) else kind]
+    return SPARK[kind.name if isinstance(kind, Kind) else kind]
 
 
 # --- value constraints (logicalTypeOptions, the native pattern check) --------------------------------------
@@ -157,8 +171,7 @@ VIOLATIONS: Mapping[ConstraintKind, Callable[[Sql, StructField, Any], Sql]] = {
 
 def _violation(on: On) -> Sql:
     """True for a non-null value breaking the metric's constraint."""
-    constraint = on.metric.constraint
-    assert constraint is not None
+    constraint = CONSTRAINT.of(on.metric)
     return on.column.is_not_null() & VIOLATIONS[constraint.kind](on.column, on.field, constraint.value)
 
 
@@ -166,7 +179,7 @@ def _violation(on: On) -> Sql:
 
 
 def _is_in(on: On) -> Sql:
-    return X.is_in(on.column, on.field, on.metric.values)
+    return X.is_in(on.column, on.field, VALUES.of(on.metric))
 
 
 def _unlisted(on: On) -> Sql:
@@ -209,7 +222,7 @@ def _sum(on: On) -> Sql:
 
 def _length(statistic: str) -> SparkExpression:
     def aggregate(on: On) -> Sql:
-        size = S.call("length" if on.metric.column_type == "string" else "size", on.column)
+        size = S.call("length" if COLUMN_TYPE.of(on.metric) == "string" else "size", on.column)
         return X.with_nan_flag(S.call(statistic, S.when(on.column.is_not_null(), size)))
 
     return aggregate
@@ -224,24 +237,40 @@ _ORDER_STATISTICS = (
 
 def _fraction(metric: Metric) -> float:
     """A percentile metric's fraction (0.95 for p95)."""
-    return float(metric.percentile or 0.0)
+    return float(PERCENTILE.of(metric) or 0.0)
 
 
 def _instant(on: On) -> Sql:
-    value = S.call("max" if on.metric.aggregation == "max" else "min", on.column)
+    value = S.call("max" if AGGREGATION.of(on.metric) == "max" else "min", on.column)
     return X.instant_micros(value, on.field)
 
 
 def _partition_in_window(on: On) -> Sql:
     """Each row's partition start (epoch microseconds) from the window's first expected partition on;
     rows of the period holding "now" or later all give the window's end, which only says that later
-    data exists (SPEC §7's "latest present partition"). NULL before the window or for NULL values, so
+    data exists (the latest present partition, docs/semantics.md, 'Completeness'). NULL before the window or for NULL
+    values, so
     the distinct values are at most one per expected partition, plus one."""
-    metric = on.metric
-    assert on.now is not None and metric.granularity is not None and metric.lookback_days is not None
-    span = partitions.window(on.now, partitions.Granularity(metric.granularity), metric.lookback_days)
-    start = X.partition_start(on.column, on.field, metric.granularity)
+    granularity = GRANULARITY.of(on.metric)
+    assert on.now is not None, "the run's moment (SparkKind.reads_now)"
+    span = partitions.window(on.now, partitions.Granularity(granularity), LOOKBACK_DAYS.of(on.metric))
+    start = X.partition_start(on.column, on.field, granularity)
     return S.when(start >= epoch_micros(span.start), S.call("least", start, epoch_micros(span.end)))
+
+
+def _length_outside(on: On) -> Sql:
+    """A non-NULL value whose length (characters of a string, items of an array) is outside the limits."""
+    size = S.call("size" if isinstance(on.field.dataType, T.ArrayType) else "length", on.column)
+    outside = (size < MIN_LENGTH.of(on.metric)) | (size > MAX_LENGTH.of(on.metric))
+    return on.column.is_not_null() & outside
+
+
+def _in_future(on: On) -> Sql:
+    """A non-NULL instant (a date is midnight UTC, docs/semantics.md, 'Not in the future') after the run's moment plus
+    the offset."""
+    assert on.now is not None, "the run's moment (SparkKind.reads_now)"
+    after = epoch_micros(on.now) + OFFSET.of(on.metric) * 1_000_000
+    return on.column.is_not_null() & (X.instant_micros(on.column, on.field) > after)
 
 
 def _null_in_its_struct(on: On) -> Sql:
@@ -256,7 +285,7 @@ def _statistic(aggregate: SparkExpression, predicate: SparkExpression | None = N
     return SparkKind(aggregate, predicate, result_type="struct<v:double,nan:boolean>")
 
 
-SPARK: Mapping[MetricKind, SparkKind] = {
+SPARK: Mapping[str, SparkKind] = {
     MetricKind.NUM_ROWS: SparkKind(lambda on: X.num_rows()),
     MetricKind.NULL_COUNT: SparkKind(lambda on: X.count_if(on.column.is_null()), lambda on: on.column.is_null()),
     MetricKind.FIELD_NULL_COUNT: SparkKind(lambda on: X.count_if(_null_in_its_struct(on)), _null_in_its_struct),
@@ -270,8 +299,8 @@ SPARK: Mapping[MetricKind, SparkKind] = {
     MetricKind.COUNT_VALUES: SparkKind(lambda on: X.count_if(_is_in(on)), lambda on: X.counted(_is_in(on))),
     MetricKind.UNLISTED_COUNT: SparkKind(lambda on: X.count_if(_unlisted(on)), _unlisted),
     MetricKind.PATTERN_INVALID_COUNT: SparkKind(
-        lambda on: X.num_rows() - X.count_if(X.matches(on.column, str(on.metric.pattern))),
-        lambda on: ~X.counted(X.matches(on.column, str(on.metric.pattern))),
+        lambda on: X.num_rows() - X.count_if(X.matches(on.column, PATTERN.of(on.metric))),
+        lambda on: ~X.counted(X.matches(on.column, PATTERN.of(on.metric))),
     ),
     MetricKind.VIOLATION_COUNT: SparkKind(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
     MetricKind.DUPLICATE_COUNT: SparkKind(
@@ -302,10 +331,12 @@ SPARK: Mapping[MetricKind, SparkKind] = {
     MetricKind.MAX_LENGTH: _statistic(_length("max")),
     MetricKind.AVG_LENGTH: _statistic(_length("avg")),
     MetricKind.FRESHNESS_HOURS: SparkKind(_instant),
-    MetricKind.MISSING_PARTITIONS: SparkKind(_partition_in_window, pass_=Pass.OWN),
+    MetricKind.MISSING_PARTITIONS: SparkKind(_partition_in_window, pass_=Pass.OWN, reads_now=True),
     MetricKind.MISSING_REFERENCE_COUNT: SparkKind(
         lambda on: X.count_if(_unreferenced(on)), _unreferenced, pass_=Pass.REFERENCE
     ),
+    MetricKind.LENGTH_OUTSIDE_COUNT: SparkKind(lambda on: X.count_if(_length_outside(on)), _length_outside),
+    MetricKind.FUTURE_COUNT: SparkKind(lambda on: X.count_if(_in_future(on)), _in_future, reads_now=True),
 }
 """Every kind's Spark half, by the kind's name; ``tests/kinds`` holds it to :data:`dqx_gx.kinds.KINDS`."""
 
@@ -319,7 +350,8 @@ def count_of(kind: Kind, on: On) -> Sql:
 
 
 def marks_of(kind: Kind, on: On) -> Sql:
-    """The kind's row predicate; on array items, true where at least one element is marked (SPEC §5)."""
+    """The kind's row predicate; on array items, true where at least one element is marked (docs/semantics.md, 'Nested
+    and array items')."""
     spark = spark_of(kind)
     assert spark.predicate is not None  # a row-level kind
     return _any_element(spark, on) if on.metric.items else spark.predicate(on)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
@@ -13,13 +14,13 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Kind, kind_of
-from dqx_gx.kinds.kind import Marks, Reach, Value, fill
-from dqx_gx.rules.metric import MetricKind, Scale
+from dqx_gx.kinds.kind import Extreme, Marks, Reach, Value, fill
+from dqx_gx.rules.metric import Scale
 from dqx_gx.rules.rule import MetricRule, Rule, TypeRule
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, spark_column, type_problem
 from dqx_gx.spark.expressions import counted, num_rows, within
-from dqx_gx.spark.kinds import On, count_of, marks_of
+from dqx_gx.spark.kinds import On, count_of, marks_of, spark_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import References, reference_keys, with_found_keys
 from dqx_gx.spark.text import Sql
@@ -44,7 +45,8 @@ class RowRule:
 
 @dataclass(frozen=True)
 class UncastRule:
-    """The type rule of a column read as text (SPEC §6): it marks the rows whose value did not cast."""
+    """The type rule of a column read as text (docs/semantics.md, 'Data in'): it marks the rows whose value did not
+    cast."""
 
     rule: TypeRule
 
@@ -65,7 +67,8 @@ class RowCheck:
     """True for a marked row, never NULL."""
     message: str
     fails: Column | bool
-    """Whether the rule fails on the batch (SPEC §5: only then may its marks be errors). ``False``: it
+    """Whether the rule fails on the batch (only then may its marks be errors: docs/semantics.md, 'Errors and
+    warnings'). ``False``: it
     has no operator, it is only recorded; ``True``: any marked row fails it (no tolerance), so a
     marked row is the mark of a failing rule; else an aggregate over the batch, true when the rule's
     metric falls outside its bounds, as the checkpoint compares it."""
@@ -85,7 +88,8 @@ class Marked:
 
 
 def is_row_level(rule: Rule) -> bool:
-    """Whether ``rule`` marks rows: a metric rule of a row-level kind (SPEC §5); a bound-based kind
+    """Whether ``rule`` marks rows: a metric rule of a row-level kind (docs/semantics.md, 'Invariant'); a bound-based
+    kind
     (custom min/max) only when the rule has an operator."""
     if not isinstance(rule, MetricRule):
         return False
@@ -127,8 +131,15 @@ def row_rules(contract: Contract, columns: Columns, references: References | Non
 
 
 @own_expressions()
-def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repeat: bool = True) -> Marked:
-    """The predicates of ``rules`` on ``frame``.
+def marked(
+    frame: DataFrame,
+    rules: Sequence[RowRule | UncastRule],
+    now: datetime,
+    *,
+    keys_repeat: bool = True,
+) -> Marked:
+    """The predicates of ``rules`` on ``frame``; ``now`` is the run's moment, which a kind's marks may read
+    (its run's metric reads the same one).
 
     Rules that compare rows (duplicates) need the batch's repeated keys: they are found by a
     grouping of the key columns alone and joined back (broadcast when few), so the rows
@@ -164,7 +175,8 @@ def marked(frame: DataFrame, rules: Sequence[RowRule | UncastRule], *, keys_repe
             frame = with_found_keys(frame, row_rule.fields, *row_rule.reference, flag)
             hidden.append(flag)
             found = counted(S.named(flag))
-        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, found=found)
+        moment = now if spark_of(row_rule.kind).reads_now else None
+        on = On(row_rule.rule.metric, row_rule.fields, columns, interval, repeated, moment, found)
         message = fill(row_rule.marks.reads, on.metric)
         rule = row_rule.rule
         fails = _fails(row_rule, on)
@@ -196,7 +208,8 @@ def _fails(row_rule: RowRule, on: On) -> Sql | bool:
         return S.call("coalesce", ~within(count, interval), True)
     # a bound on one statistic (custom min/max): one marked row fails an upper bound of the max or a
     # lower bound of the min; any other bound needs the statistic itself
-    one_sided = interval.min_value is None if metric.kind is MetricKind.MAX else interval.max_value is None
+    highest = row_rule.marks.extreme is Extreme.HIGHEST
+    one_sided = interval.min_value is None if highest else interval.max_value is None
     if one_sided and not interval.outside:
         return True
     statistic = count_of(row_rule.kind, on).cast("struct<value:double,nan:boolean>").field("value")

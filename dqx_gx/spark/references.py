@@ -22,6 +22,7 @@ from pyspark.sql.types import DataType, DecimalType, StructField
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds import Metric
 from dqx_gx.kinds.kind import TypeFamily
+from dqx_gx.kinds.params import REFERENCE_COLUMNS
 from dqx_gx.spark.columns import Columns, family, spark_column, type_text
 from dqx_gx.spark_versions import EXISTS_SUBQUERY
 
@@ -66,7 +67,7 @@ def reference_keys(
     (:func:`with_found_keys`)."""
     found = Columns.of(reference)
     keys: list[StructField] = []
-    for name, field in zip(metric.reference_columns, fields, strict=True):
+    for name, field in zip(REFERENCE_COLUMNS.of(metric), fields, strict=True):
         key = found.find(name)
         if key is None:
             return found.missing(name).replace("the batch", repr(metric.reference))

@@ -1,4 +1,5 @@
-"""Failed-row samples: a few rows each failing row-level rule marked, sensitive values hidden (SPEC §5).
+"""Failed-row samples: a few rows each failing row-level rule marked, sensitive values hidden (docs/semantics.md,
+'Samples and sensitive columns').
 
 All failing rules are sampled in one Spark job with no shuffle: each rule keeps a marked row when
 a hash of the row falls under a threshold chosen from the rule's marked-row count (known from the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
+from datetime import datetime
 from functools import reduce
 from typing import Any
 
@@ -21,6 +23,7 @@ from pyspark.sql import functions as F
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
 from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
+from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.spark.columns import Columns, spark_column
 from dqx_gx.spark.marks import marked, row_rules
 from dqx_gx.spark.own_expressions import own_expressions
@@ -44,10 +47,12 @@ def failed_row_samples(
     counts: Mapping[str, int],
     limit: int = DEFAULT_SAMPLES,
     references: References | None = None,
+    *,
+    now: datetime | None = None,
 ) -> dict[str, Detail]:
     """Up to ``limit`` marked rows for each rule id in ``counts`` (rule id → rows it marked, about): the key
     columns and the rule's columns, as text; ``references`` are the datasets the run's foreign keys were
-    checked against.
+    checked against, ``now`` the run's moment (default: the current time).
 
     One Spark job for all of them; nothing runs when ``marked`` is empty or ``limit`` is 0.
     """
@@ -55,7 +60,7 @@ def failed_row_samples(
     failing = [r for r in row_rules(contract, columns, references) if counts.get(r.rule.id, 0) > 0]
     if not failing or limit <= 0:
         return {}
-    gate = marked(dataframe, failing)
+    gate = marked(dataframe, failing, run_moment(now))
     checks = gate.checks
     secret = {f.name for name in contract.sensitive_columns if (f := columns.find(name)) is not None}
     shown: dict[str, tuple[str, ...]] = {}
@@ -105,7 +110,8 @@ def _kept(bucket: Column, marked: int, limit: int) -> Column:
 
 
 def _value(columns: Columns, field: Any, secret: set[str]) -> Column:
-    """The value as it was there: ``***`` when sensitive; the text read from CSV/JSON, not its cast (SPEC §6)."""
+    """The value as it was there: ``***`` when sensitive; the text read from CSV/JSON, not its cast (docs/semantics.md,
+    'Data in')."""
     if field.name in secret:
         return F.lit(REDACTED)
     text = read_text(columns, field.name)

@@ -4,6 +4,7 @@ Spark; the rules it cannot state are left out and named (seed 001's composable c
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -12,10 +13,12 @@ from pyspark.sql import SparkSession
 from returns.result import Success
 
 from dqx_gx import Contract, ContractWarning, run_checks, run_contract
+from dqx_gx.kinds import KINDS, Kind, MetricKind
 from dqx_gx.rules.rule import MetricRule
 from tests.checks.reference import KEY, close, dqlib_results
 from tests.checks.test_differential import MIXED
 from tests.documents import odcs_document
+from tests.kinds.test_words import loaded
 
 
 def dqx(check: str, column: str | None = None, **implementation: Any) -> dict[str, Any]:
@@ -155,3 +158,47 @@ def test_hand_written_assertions_are_not_given_back_as_contract_checks() -> None
         checks = contract.with_checks([extra]).to_checks()
     assert [r.name for r, _ in checks.left_out] == ["rows"]
     assert len(checks) == 1
+
+
+@pytest.mark.parametrize("kind", list(KINDS.values()), ids=lambda kind: kind.name)
+def test_to_checks_states_what_the_kind_declares_in_dqlib_and_names_the_rest(kind: Kind) -> None:
+    """A kind's rule is stated exactly when its declaration says it in dqlib's metrics; a kind dqlib has no
+    metric for (length_between's and is_not_in_future's among them) is left out, never approximated."""
+    contract = loaded(kind.words.examples[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContractWarning)
+        checks = contract.to_checks()
+    left_out = {rule.metric.kind: why for rule, why in checks.left_out if isinstance(rule, MetricRule)}
+    if kind.dqlib is None:
+        assert left_out[kind.metric] == f"dqlib's MetricProvider has no metric for {kind.name}"
+    elif kind.metric is MetricKind.VIOLATION_COUNT:  # its example is a maxLength; dqlib counts values below 0 only
+        assert left_out[kind.metric] == "dqlib's MetricProvider has no metric for violation_count"
+    else:
+        assert kind.metric not in left_out and len(checks) == 1
+
+
+def test_the_new_row_checks_are_left_out_by_name() -> None:
+    (contract,) = Contract.from_odcs(
+        odcs_document(
+            [
+                {
+                    "name": "t",
+                    "properties": [
+                        {"name": "s", "logicalType": "string"},
+                        {"name": "at", "logicalType": "timestamp"},
+                    ],
+                    "quality": [
+                        rule("short", dqx("length_between", "s", min_length=1, max_length=3), mustBe=0),
+                        rule("not ahead", dqx("is_not_in_future", "at", offset=60), mustBe=0),
+                        rule("rows", {"metric": "rowCount"}, mustBeGreaterThan=0),
+                    ],
+                }
+            ]
+        )
+    )
+    with pytest.warns(ContractWarning, match="to_checks\\(\\) leaves it out"):
+        checks = contract.to_checks()
+    left_out = {rule.name: why for rule, why in checks.left_out}
+    assert left_out["short"] == "dqlib's MetricProvider has no metric for length_outside_count"
+    assert left_out["not ahead"] == "dqlib's MetricProvider has no metric for future_count"
+    assert "rows" not in left_out and len(checks) == 1

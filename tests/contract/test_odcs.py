@@ -15,6 +15,7 @@ from dqx_gx.rules.rule import ExpectationRule, MetricRule, RuleOrigin, SkippedRu
 from dqx_gx.rules.threshold import Operator
 from tests.conftest import EXAMPLES, dedent
 from tests.documents import odcs_document
+from tests.kinds.test_words import COUNTING_ROWS
 
 pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
 
@@ -381,7 +382,7 @@ def test_dqx_rule_without_operator_only_records() -> None:
         ("check: avg_length\ncolumn: a\n", "Quality rule 'x': check 'avg_length' needs 'column_type:'"),
         (
             "check: min\ncolumn: a\nreturn: pct\n",
-            "Quality rule 'x': return applies only to missing, duplicates, whitelist and blacklist",
+            f"Quality rule 'x': return applies only to {COUNTING_ROWS}, not to 'min'",
         ),
         ("check: whitelist\ncolumn: a\n", "Quality rule 'x': check 'whitelist' needs 'values:'"),
         ("check: num_rows\ncolumn: a\n", "Quality rule 'x': check 'num_rows' is table-level"),

@@ -13,7 +13,8 @@ from dqx_gx.contract import load_contracts
 from dqx_gx.contract.thesis import implied_properties, thesis_checks
 from dqx_gx.coverage import coverage
 from dqx_gx.errors import ContractValidationError, ContractWarning
-from dqx_gx.rules.metric import MetricKind, Scale
+from dqx_gx.kinds import MetricKind
+from dqx_gx.rules.metric import Scale
 from dqx_gx.rules.rule import ExpectationRule, MetricRule, SkippedRule, TypeRule
 from dqx_gx.rules.threshold import Operator
 from dqx_gx.sources.locate import locate, matching_files

@@ -8,9 +8,11 @@ import pytest
 
 from dqx_gx.expectations.catalog import EXPECTATIONS, KindExpectation
 from dqx_gx.gx_private import registered_expectation_types
-from dqx_gx.kinds import CONSTRAINTS, KINDS, Constraint, ConstraintKind, Metric, MetricKind, Scale, Value
-from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Marks, Param
+from dqx_gx.kinds import CONSTRAINTS, KINDS, Constraint, ConstraintKind, Kind, Metric, MetricKind, Scale, Value
+from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Marks, Reach
+from dqx_gx.rules.rule import MetricRule
 from dqx_gx.spark.kinds import SPARK, VIOLATIONS, Pass
+from tests.kinds.test_words import loaded
 
 EXAMPLE_METRICS = {
     MetricKind.NUM_ROWS: Metric(MetricKind.NUM_ROWS),
@@ -37,8 +39,16 @@ EXAMPLE_METRICS = {
 }
 
 
-def example(kind: MetricKind) -> Metric:
-    return EXAMPLE_METRICS.get(kind, Metric(kind, ("a",)))
+def example(kind: Kind) -> Metric:
+    """The metric of the kind's first example in the checks reference (its own words)."""
+    (rule,) = [
+        r for r in loaded(kind.words.examples[0]).rules if isinstance(r, MetricRule) and r.metric.kind is kind.metric
+    ]
+    return rule.metric
+
+
+DECLARED = list(KINDS.values())
+"""Every declaration, for the tests that hold each one to what every layer needs."""
 
 
 def test_every_metric_kind_is_declared_once() -> None:
@@ -48,13 +58,13 @@ def test_every_metric_kind_is_declared_once() -> None:
     assert len({kind.expectation for kind in KINDS.values()}) == len(KINDS)
 
 
-@pytest.mark.parametrize("metric", list(MetricKind))
-def test_each_declaration_is_complete(metric: MetricKind) -> None:
-    kind = KINDS[metric]
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
+def test_each_declaration_is_complete(kind: Kind) -> None:
+    metric = kind.metric
     spark = SPARK[metric]
     assert callable(spark.aggregate)
-    assert isinstance(kind.accepts_for(example(metric)), Accepts)
-    assert kind.describe(example(metric))
+    assert isinstance(kind.accepts_for(example(kind)), Accepts)
+    assert kind.describe(example(kind))
     marks = kind.marks
     assert (isinstance(marks, Marks) and callable(spark.predicate)) or (
         isinstance(marks, BatchOnly) and marks.why and spark.predicate is None
@@ -65,7 +75,10 @@ def test_each_declaration_is_complete(metric: MetricKind) -> None:
 
 
 def test_words_of_each_kind() -> None:
-    words = {metric: KINDS[metric].describe(example(metric)) for metric in MetricKind}
+    words = {metric: KINDS[metric].describe(given) for metric, given in EXAMPLE_METRICS.items()}
+    words |= {
+        metric: KINDS[metric].describe(Metric(metric, ("a",))) for metric in (MetricKind.NULL_COUNT, MetricKind.STDDEV)
+    }
     assert words[MetricKind.NUM_ROWS] == "num_rows()"
     assert words[MetricKind.NULL_COUNT] == "null_count(a)"
     assert words[MetricKind.MISSING_COUNT] == "100 * (null_count(a) + count_values(a, ['', 'n/a'])) / num_rows()"
@@ -84,46 +97,40 @@ def test_words_of_each_kind() -> None:
     assert KINDS[MetricKind.MISSING_REFERENCE_COUNT].describe(one) == "missing_reference_count(a → customers.id)"
 
 
-def test_only_row_counts_are_scaled() -> None:
-    scalable = {metric for metric, kind in KINDS.items() if kind.value is Value.ROWS}
-    assert scalable == {
-        MetricKind.NULL_COUNT,
-        MetricKind.FIELD_NULL_COUNT,
-        MetricKind.MISSING_COUNT,
-        MetricKind.INVALID_COUNT,
-        MetricKind.COUNT_VALUES,
-        MetricKind.UNLISTED_COUNT,
-        MetricKind.PATTERN_INVALID_COUNT,
-        MetricKind.DUPLICATE_COUNT,
-        MetricKind.VIOLATION_COUNT,
-        MetricKind.MISSING_REFERENCE_COUNT,
-    }
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
+def test_only_row_counts_are_scaled(kind: Kind) -> None:
+    """A count of rows is a row-level kind's count of the rows it marks (docs/semantics.md, 'Invariant'); the statistics whose
+    marks are rows past a bound (min, max) are values, not counts."""
+    counts_rows = isinstance(kind.marks, Marks) and kind.marks.reach is not Reach.BOUNDS
+    assert (kind.value is Value.ROWS) == counts_rows
+    fraction = Metric(kind.metric, example(kind).columns, scale=Scale.FRACTION, params=example(kind).params)
+    assert kind.describe(fraction).endswith(" / num_rows()") == counts_rows
+    assert ("scale" in kind.arguments(fraction)) == counts_rows
     assert KINDS[MetricKind.MEAN].describe(Metric(MetricKind.MEAN, ("a",), scale=Scale.FRACTION)) == "mean(a)"
 
 
-@pytest.mark.parametrize("metric", list(MetricKind))
-def test_expectation_arguments_round_trip(metric: MetricKind) -> None:
-    kind = KINDS[metric]
-    arguments = kind.arguments(example(metric))
+@pytest.mark.parametrize("metric", [*EXAMPLE_METRICS.values(), *map(example, DECLARED)], ids=Metric.describe)
+def test_expectation_arguments_round_trip(metric: Metric) -> None:
+    kind = KINDS[metric.kind.value]
+    arguments = kind.arguments(metric)
     assert tuple(arguments) == kind.argument_names
-    assert kind.metric_of(arguments) == example(metric)
+    assert kind.metric_of(arguments) == metric
     assert ("column" in arguments) == (kind.arity is Arity.ONE)
     assert ("columns" in arguments) == (kind.arity is Arity.MANY)
 
 
-@pytest.mark.parametrize("metric", list(MetricKind))
-def test_each_kind_is_one_registered_gx_expectation(metric: MetricKind) -> None:
-    kind = KINDS[metric]
-    expectation = EXPECTATIONS[metric]
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
+def test_each_kind_is_one_registered_gx_expectation(kind: Kind) -> None:
+    expectation = EXPECTATIONS[kind.metric.value]
     assert issubclass(expectation, KindExpectation) and expectation.kind is kind
     assert expectation.expectation_type == kind.expectation
     assert registered_expectation_types()[kind.expectation] is expectation
     built = expectation(
         rule="r",
-        **kind.arguments(example(metric)),
-        **({"now": {"$PARAMETER": "now()"}} if kind.value.needs_now else {}),
+        **kind.arguments(example(kind)),
+        **({"now": {"$PARAMETER": "now()"}} if kind.needs_now else {}),
     )
-    assert built.metric == example(metric)
+    assert built.metric == example(kind)
     suite = gx.ExpectationSuite(name="s", expectations=[built])
     assert suite.expectations[0].expectation_type == kind.expectation
 
@@ -138,6 +145,15 @@ def test_every_constraint_is_declared_once() -> None:
     assert all(callable(violates) for violates in VIOLATIONS.values())
 
 
-def test_params_name_metric_fields() -> None:
-    fields = set(Metric.__dataclass_fields__)
-    assert {p.value for p in Param} - {"constraint"} <= fields
+@pytest.mark.parametrize("kind", DECLARED, ids=lambda kind: kind.name)
+def test_each_parameter_is_a_metric_field_an_argument_and_an_expectation_field(kind: Kind) -> None:
+    """A parameter is declared once: its metric holds it by name, the stored arguments carry it, and the
+    expectation has a field of each argument's name."""
+    metric = example(kind)
+    assert [name for name, _ in metric.params] == [param.name for param in kind.params]
+    fields = set(EXPECTATIONS[kind.metric.value].__fields__)
+    for param in kind.params:
+        assert getattr(metric, param.name) == param.of(metric) == metric.param(param.name)
+        assert set(param.arguments(param.of(metric))) == set(param.argument_types) <= fields
+    with pytest.raises(TypeError, match="takes no parameter"):
+        Metric(kind.metric, metric.columns, no_such_parameter=1)

@@ -14,6 +14,7 @@ from dqx_gx.contract.native import load_native
 from dqx_gx.kinds import CHECKS, KINDS, LIBRARY, MetricKind, Value
 from dqx_gx.kinds.generate import COMMAND, DERIVED, ROOT
 from dqx_gx.kinds.kind import Kind
+from dqx_gx.kinds.schema_gen import joined
 from dqx_gx.kinds.words import RETURN, Example, Format, Place
 from dqx_gx.rules.rule import MetricRule
 from tests.documents import native_document, odcs_document
@@ -58,15 +59,22 @@ def _native(example: Example) -> Contract:
     return load_native(native_document(columns, checks=[snippet]))
 
 
+def loaded(example: Example) -> Contract:
+    """The example snippet in a contract of the reference's example table, in the format of its place."""
+    return _native(example) if example.place in (Place.NATIVE_COLUMN, Place.NATIVE_TABLE) else _odcs(example)
+
+
 EXAMPLES = [(kind, example) for kind in KINDS.values() for example in kind.words.examples]
+
+COUNTING_ROWS = joined(name for name, (kind, _) in CHECKS[Format.DQX].items() if kind.value is Value.ROWS)
+"""The DQX checks that count rows, in the words of messages (``missing, duplicates, … and blacklist``)."""
 
 
 @pytest.mark.parametrize(("kind", "example"), EXAMPLES, ids=[f"{k.metric.value}-{e.place.name}" for k, e in EXAMPLES])
 def test_every_example_loads_cleanly_as_its_kind(kind: Kind, example: Example) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an example the reference shows draws no ContractWarning
-        native = example.place in (Place.NATIVE_COLUMN, Place.NATIVE_TABLE)
-        contract = _native(example) if native else _odcs(example)
+        contract = loaded(example)
     measured = [r for r in contract.rules if isinstance(r, MetricRule) and r.metric.kind is kind.metric]
     assert len(measured) == 1, [r.expression() for r in contract.rules]
     located = {Place.QUALITY: "quality[0]", Place.NATIVE_COLUMN: ".checks[0]", Place.NATIVE_TABLE: "checks[0]"}
@@ -102,6 +110,8 @@ def test_the_vocabulary_of_each_format() -> None:
         "avg_length",
         "num_rows",
         "completeness",
+        "length_between",
+        "is_not_in_future",
     ]
     assert set(CHECKS[Format.NATIVE_COLUMN]) == set(CHECKS[Format.DQX]) - {"num_rows", "completeness"} | {"pattern"}
     assert list(CHECKS[Format.NATIVE_TABLE]) == ["duplicates", "num_rows", "freshness", "completeness"]
@@ -125,7 +135,7 @@ def test_words_agree_with_what_the_kind_computes(format: Format) -> None:
             assert seen.setdefault(option.name, option.schema) == option.schema, option.name
         assert set(check.required) | set(check.one_of) <= {o.name for o in check.takes}, check.name
         for param in kind.params:
-            given = param.value in {o.name for o in check.takes}
+            given = param.name in {o.name for o in check.takes}
             assert given or (format is not Format.DQX), (check.name, param)
 
 
@@ -133,7 +143,7 @@ def test_words_agree_with_what_the_kind_computes(format: Format) -> None:
     ("implementation", "message"),
     [
         ("check: min\ncolumn: a\npercentile: 0.5\n", "percentile applies only to percentile, not to 'min'"),
-        ("check: num_rows\nreturn: pct\n", "return applies only to missing, duplicates, whitelist and blacklist"),
+        ("check: num_rows\nreturn: pct\n", f"return applies only to {COUNTING_ROWS}"),
         ("check: max_length\ncolumn: a\n", "check 'max_length' needs 'column_type:' (string, list or map)"),
         ("check: median\n", "unknown check 'median'; expected one of: missing, duplicates, whitelist, blacklist, "),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from datetime import date
 from typing import Any
 
 import pytest
@@ -29,15 +30,15 @@ STATUSES = ["new", "done"]
 
 
 def awkward_rows() -> list[tuple[Any, ...]]:
-    """NULLs, NaN, ±inf, empty strings, unicode, repeated keys."""
+    """NULLs, NaN, ±inf, empty strings, unicode, repeated keys, days long past and far ahead."""
     return [
-        (1, "new", 1.5, "a", "naïve", "AB12", ["x"], None, ("x",)),
-        (2, "done", float("nan"), "", "日本", "ab12", ["x", "x"], None, (None,)),
+        (1, "new", 1.5, "a", "naïve", "AB12", ["x"], date(2999, 1, 1), ("x",)),
+        (2, "done", float("nan"), "", "日本", "ab12", ["x", "x"], date(2020, 2, 29), (None,)),
         (3, None, None, None, None, None, None, None, None),
         (3, "NEW", float("inf"), "n/a", "ok", "ZZ99", [], None, ("y",)),
-        (4, "done", -float("inf"), "a", "", "AB1", ["y", "z"], None, ("w",)),
+        (4, "done", -float("inf"), "a", "", "AB1", ["y", "z"], date(1999, 12, 31), ("w",)),
         (None, "new", 0.0, "b", "x", "CD34", ["a"], None, (None,)),
-        (None, "gone", 100.0, "b", "x", "cd34", ["a", "b", "c"], None, ("z",)),
+        (None, "gone", 100.0, "b", "x", "cd34", ["a", "b", "c"], date(2999, 12, 31), ("z",)),
     ]
 
 
@@ -90,7 +91,10 @@ def every_row_level_kind() -> Contract:
             "name": "tag",
             "logicalType": "string",
             "logicalTypeOptions": {"minLength": 1, "pattern": "^[a-z]$"},
-            "quality": [{"name": "tag nulls", "metric": "nullValues", "mustBe": 0, "severity": "low"}],
+            "quality": [
+                {"name": "tag nulls", "metric": "nullValues", "mustBe": 0, "severity": "low"},
+                dqx("tag length", "length_between", "tag", severity="warning", min_length=1, max_length=2, mustBe=0),
+            ],
         },
         {
             "name": WEIRD,
@@ -110,8 +114,13 @@ def every_row_level_kind() -> Contract:
             "logicalType": "array",
             "items": {"logicalType": "string", "logicalTypeOptions": {"pattern": "^[a-y]$"}},
             "logicalTypeOptions": {"uniqueItems": True, "maxItems": 2},
+            "quality": [dqx("tags length", "length_between", "tags", severity="info", min_length=1, max_length=2)],
         },
-        {"name": "day", "logicalType": "date"},
+        {
+            "name": "day",
+            "logicalType": "date",
+            "quality": [dqx("day ahead", "is_not_in_future", "day", severity="warning", offset=86400, mustBe=0)],
+        },
         {
             "name": "ship",
             "logicalType": "object",
@@ -212,6 +221,9 @@ def test_marks_equal_hand_written_filters(
         "id minimum 2": c("id").isNotNull() & (c("id") < 2),
         "ship.note has no nulls (required)": c("ship").isNotNull() & c("ship.note").isNull(),
         "foreign key status → statuses.code": c("status").isNotNull() & ~c("status").isin(STATUSES),
+        "tag length": c("tag").isNotNull() & ((F.length("tag") < 1) | (F.length("tag") > 2)),
+        "tags length": c("tags").isNotNull() & ((F.size("tags") < 1) | (F.size("tags") > 2)),
+        "day ahead": c("day") > F.date_add(F.current_date(), 1),
     }
     for name, predicate in expected.items():
         assert marked.get(name, 0) == frame.filter(F.coalesce(predicate, F.lit(False))).count(), name
@@ -219,6 +231,7 @@ def test_marks_equal_hand_written_filters(
     assert marked["id is unique"] == 4  # id 3 twice, NULL twice
     assert marked["foreign key status → statuses.code"] == 2  # NEW and gone; a NULL key references nothing
     assert marked.get("status+code unique", 0) == 0
+    assert (marked["tag length"], marked["tags length"], marked["day ahead"]) == (2, 2, 2)  # "" and n/a; [] and 3
 
 
 def test_errors_hold_p0_rules_and_warnings_the_rest(contract: Contract, frame: DataFrame) -> None:

@@ -131,7 +131,7 @@ def test_a_run_whose_samples_fail_still_builds_its_docs_and_raises(
     """The actions wait for the samples; when taking them fails, the docs (and alerts) still come, from
     GX's result as it stands, and the run raises the failure."""
 
-    def fails(*args: Any) -> Any:
+    def fails(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the samples query failed")
 
     monkeypatch.setattr("dqx_gx.run.runner.failed_row_samples", fails)
