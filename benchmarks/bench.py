@@ -19,6 +19,7 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
   python benchmarks/bench.py --only lanes --rounds 5   # validate in each CI version lane / the default (lanes.py)
   python benchmarks/bench.py --only service       # dqx-gx serve: a warm run against validate, polls (service.py)
   python benchmarks/bench.py --only checks --rows 2000000  # a contract with 10 hand-written assertions (checks.py)
+  python benchmarks/bench.py --only scaling       # 1,000 to 20,000,000 rows against the hand plan, plotted (scaling.py)
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ def dataset(spark: SparkSession, rows: int, copies: int) -> DataFrame:
 
 def contract(copies: int) -> Contract:
     """About 20 rules per copy of the columns, touching every kind of metric."""
+    return loaded(template(copies))
+
+
+def template(copies: int) -> dict[str, Any]:
+    """The ODCS document of :func:`contract`, for benchmarks that run a variant of it."""
     properties: list[dict[str, Any]] = [
         {
             "name": "id",
@@ -188,7 +194,7 @@ def contract(copies: int) -> Contract:
             "tags max length", {"check": "max_length", "column": "tags", "column_type": "list"}, mustBeLessOrEqualTo=10
         ),
     ]
-    document = {
+    return {
         "apiVersion": "v3.1.0",
         "kind": "DataContract",
         "id": "benchmark",
@@ -198,10 +204,14 @@ def contract(copies: int) -> Contract:
         "slaProperties": [{"property": "latency", "value": 5000, "unit": "d", "element": "batch.ts"}],
         "schema": [{"name": "batch", "properties": properties, "quality": quality}],
     }
+
+
+def loaded(document: dict[str, Any]) -> Contract:
+    """The one contract of a benchmark's ODCS document, its lint warnings silenced."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContractWarning)
-        (loaded,) = Contract.from_odcs(document)
-    return loaded
+        (rules,) = Contract.from_odcs(document)
+    return rules
 
 
 def dqx(name: str, implementation: dict[str, Any], **operator: Any) -> dict[str, Any]:
@@ -323,9 +333,7 @@ def compilations_of(spark: SparkSession) -> Any:
 
 
 def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[], Any], record: Measured) -> None:
-    tracker = spark.sparkContext.statusTracker()
-    group = f"bench-{label}-{next(_GROUPS)}"
-    spark.sparkContext.setJobGroup(group, label)
+    group = in_new_group(spark, label)
     compilations = compilations_of(spark)
     compiled = compilations.getCount()
     cpu = jvm_cpu_seconds(spark)
@@ -334,7 +342,24 @@ def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[],
     record.seconds.append(time.perf_counter() - started)
     record.cpu.append(jvm_cpu_seconds(spark) - cpu)
     record.compiled.append(compilations.getCount() - compiled)
+    jobs = jobs_of(spark, group)
+    record.jobs.append(len(jobs))
+    record.in_jobs.append(job_seconds(spark, jobs))
+    record.left_cached = record.left_cached or frame.is_cached
+    frame.unpersist()  # the next method starts from the same uncached data
+
+
+def in_new_group(spark: SparkSession, label: str) -> str:
+    """Put the Spark jobs this thread starts from now on into a job group of their own, and name it."""
+    group = f"bench-{label}-{next(_GROUPS)}"
+    spark.sparkContext.setJobGroup(group, label)
+    return group
+
+
+def jobs_of(spark: SparkSession, group: str) -> list[int]:
+    """The ids of the Spark jobs run in ``group``, which this thread leaves (a new job goes elsewhere)."""
     spark.sparkContext.setJobGroup("bench-idle", "idle")
+    tracker = spark.sparkContext.statusTracker()
     jobs = tracker.getJobIdsForGroup(group)
     for _ in range(20):  # the tracker is updated asynchronously
         time.sleep(0.05)
@@ -342,10 +367,12 @@ def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[],
         if len(latest) == len(jobs):
             break
         jobs = latest
-    record.jobs.append(len(jobs))
-    record.in_jobs.append(job_seconds(spark, jobs))
-    record.left_cached = record.left_cached or frame.is_cached
-    frame.unpersist()  # the next method starts from the same uncached data
+    return list(jobs)
+
+
+def each_round(top: list[float], bottom: list[float]) -> str:
+    """Every round's ratio (its two runs measured one after the other), in round order."""
+    return " ".join(f"{t / b:.2f}" for t, b in zip(top, bottom, strict=True))
 
 
 COLUMN_COPIES = 3
@@ -465,10 +492,7 @@ def row_rules() -> Contract:
         "status": "active",
         "schema": [{"name": "batch", "properties": properties}],
     }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ContractWarning)
-        (loaded,) = Contract.from_odcs(document)
-    return loaded
+    return loaded(document)
 
 
 def gate(spark: SparkSession, rows: int, rounds: int) -> None:
@@ -513,6 +537,8 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
         f"  G/P = {median['G'] / median['P']:.2f} (target ≤ 1.5; JVM CPU {cpu['G'] / cpu['P']:.2f})   "
         f"S/N = {median['S'] / median['N']:.2f} (target ≤ 1.2; JVM CPU {cpu['S'] / cpu['N']:.2f})"
     )
+    print(f"  each round: G/P {each_round(results['G'].seconds, results['P'].seconds)}")
+    print(f"  each round: S/N {each_round(results['S'].seconds, results['N'].seconds)}")
 
 
 TOPICS = (
@@ -527,6 +553,7 @@ TOPICS = (
     "lanes",
     "checks",
     "service",
+    "scaling",
 )
 """Benchmarks kept in modules of their own beside this script, run with ``--only TOPIC``."""
 
@@ -541,6 +568,18 @@ def main() -> None:
         "--only",
         choices=("rules", "gate", *TOPICS),
         help="run only the rule suites, the row gate or one topic: " + ", ".join(TOPICS),
+    )
+    parser.add_argument(
+        "--sizes", metavar="ROWS,ROWS,…", help="scaling: the row counts (default 1000,500000,2000000,8000000,20000000)"
+    )
+    parser.add_argument(
+        "--contract",
+        choices=("families", "template"),
+        default="families",
+        help="scaling: the template without its exact percentile and GX-engine rules (default), or all of it",
+    )
+    parser.add_argument(
+        "--plot", metavar="PNG", help="scaling: where to write the plot (default benchmarks/scaling.png)"
     )
     parser.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting of the session (repeatable)"

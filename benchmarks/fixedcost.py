@@ -18,7 +18,8 @@ the small one takes at least SMALL_ROUNDS rounds):
 Besides wall time it prints CPU seconds of this Python process and of Spark's JVM (read from
 /proc), which a shared, loaded machine distorts less than wall time, the Spark code compilations
 and the calls through Spark's gateway (py4j commands) per run, without py4j's deletes of dropped objects: its
-finalizer thread sends those whenever Python collects them, so a run would count its predecessor's.
+finalizer thread sends those whenever Python collects them, so a run would count its predecessor's; and the
+Spark jobs per run. Every ratio prints each round's beside the median.
 """
 
 from __future__ import annotations
@@ -31,6 +32,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench import (
+    COLUMN_COPIES,
+    compilations_of,
+    contract,
+    dataset,
+    each_round,
+    in_new_group,
+    jobs_of,
+    method_a,
+    method_b,
+)
 from py4j.clientserver import ClientServerConnection
 from pyspark.sql import SparkSession
 from pyspark.sql.classic.dataframe import DataFrame
@@ -52,19 +64,21 @@ class Costs:
     cpu: list[float] = field(default_factory=list)
     compiles: list[int] = field(default_factory=list)
     commands: list[int] = field(default_factory=list)
+    jobs: list[int] = field(default_factory=list)
 
     def line(self, label: str) -> str:
         wall, cpu = statistics.median(self.wall), statistics.median(self.cpu)
         return (
             f"  {label:<44} wall {wall:7.3f} s   cpu {cpu:7.3f} s   Spark compilations {max(self.compiles)}"
-            f"   gateway calls {statistics.median(self.commands):6.0f}"
+            f"   gateway calls {statistics.median(self.commands):6.0f}   Spark jobs {statistics.median(self.jobs):3.0f}"
         )
 
 
 class Meter:
-    """Wall time, CPU time of Python and of Spark's JVM, and Spark's code compilations around a call."""
+    """Wall time, CPU time of Python and of Spark's JVM, Spark's code compilations and jobs around a call."""
 
     def __init__(self, spark: SparkSession, compilations: Any) -> None:
+        self.spark = spark
         jvm: Any = spark._jvm
         self.pid = int(jvm.java.lang.ProcessHandle.current().pid())
         self.compilations = compilations
@@ -84,6 +98,7 @@ class Meter:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def measure(self, run: Callable[[], Any], costs: Costs) -> None:
+        group = in_new_group(self.spark, "fixedcost")  # before the counting starts: a gateway call of its own
         compiled, cpu, jvm, wall = (
             self.compilations.getCount(),
             time.process_time(),
@@ -96,6 +111,7 @@ class Meter:
         costs.cpu.append(time.process_time() - cpu + self.jvm_cpu() - jvm)
         costs.commands.append(self.commands - commands)
         costs.compiles.append(self.compilations.getCount() - compiled)
+        costs.jobs.append(len(jobs_of(self.spark, group)))
 
 
 def alternate(
@@ -116,15 +132,20 @@ def alternate(
     return costs
 
 
-def ratio(costs: dict[str, Costs], top: str, bottom: str) -> str:
-    """The ratio of the medians, and how much one round's ratio (the two measured one after the other) varies."""
+def ratio(costs: dict[str, Costs], top: str, bottom: str, target: float | None = None) -> str:
+    """The ratio of the medians (beside its ``target``, if any), how much one round's ratio (the two measured
+    one after the other) varies, and every round's."""
     wall = statistics.median(costs[top].wall) / statistics.median(costs[bottom].wall)
     cpu = statistics.median(costs[top].cpu) / statistics.median(costs[bottom].cpu)
     each = [t / b for t, b in zip(costs[top].wall, costs[bottom].wall, strict=True)]
+    aim = "" if target is None else f"   (target ≤ {target})"
     if len(each) < 2:
-        return f"wall {wall:.2f}, cpu {cpu:.2f}"
+        return f"wall {wall:.2f}, cpu {cpu:.2f}{aim}"
     low, _, high = statistics.quantiles(each, n=4)
-    return f"wall {wall:.2f} (a round's ratio {low:.2f}-{high:.2f} between its quartiles), cpu {cpu:.2f}"
+    return (
+        f"wall {wall:.2f} (a round's ratio {low:.2f}-{high:.2f} between its quartiles), cpu {cpu:.2f}{aim}\n"
+        f"    each round's wall: {each_round(costs[top].wall, costs[bottom].wall)}"
+    )
 
 
 def queries_of(spark: SparkSession, run: Callable[[], Any]) -> list[Any]:
@@ -160,8 +181,6 @@ def replay(spark: SparkSession, plans: list[Any]) -> Callable[[], None]:
 
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
-    from bench import COLUMN_COPIES, compilations_of, contract, dataset, method_a, method_b  # type: ignore[import-not-found]  # noqa: PLC0415 - bench imports this module
-
     meter = Meter(spark, compilations_of(spark))
     rounds = max(args.rounds, SMALL_ROUNDS)
     small = dataset(spark, 1_000, COLUMN_COPIES)
@@ -189,8 +208,8 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     print(costs["60"].line(f"run_contract, {len(sixty.rules)} rules, run again"))
     print(costs["20 first"].line(f"run_contract, {len(twenty.rules)} rules, first run"))
     print(costs["60 first"].line(f"run_contract, {len(sixty.rules)} rules, first run"))
-    print(f"  60 rules / 20 rules, run again: {ratio(costs, '60', '20')}   (target ≤ {SMALL_TARGET})")
-    print(f"  60 rules / 20 rules, first run: {ratio(costs, '60 first', '20 first')}   (target ≤ {SMALL_TARGET})")
+    print(f"  60 rules / 20 rules, run again: {ratio(costs, '60', '20', SMALL_TARGET)}")
+    print(f"  60 rules / 20 rules, first run: {ratio(costs, '60 first', '20 first', SMALL_TARGET)}")
     print(by_hand["20"].line("hand-written df.agg + distinct counts, 1 copy"))
     print(by_hand["60"].line("hand-written df.agg + distinct counts, 3 copies"))
     print(f"  3 copies / 1 copy by hand (one distinct count per key): {ratio(by_hand, '60', '20')}")
@@ -210,4 +229,4 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     print(f"\nfixed cost per rule, {args.rows:,} rows, {args.rounds} rounds, medians:")
     print(costs["A"].line(f"run_contract, {len(twenty.rules)} rules"))
     print(costs["B"].line("hand-written df.agg + distinct counts"))
-    print(f"  run_contract / hand-written: {ratio(costs, 'A', 'B')}   (target ≤ {LARGE_TARGET})")
+    print(f"  run_contract / hand-written: {ratio(costs, 'A', 'B', LARGE_TARGET)}")

@@ -37,6 +37,7 @@ from bench import (
     alternate,
     contract,
     dataset,
+    each_round,
     method_a,
     method_c,
     row_rules,
@@ -190,6 +191,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
             f"O/min(D,E) = {best:.2f} (target ≤ {SPLIT_TARGET}: {_met(best <= SPLIT_TARGET)}); "
             f"A/C = {batch:.2f} (target ≤ {BATCH_TARGET}: {_met(batch <= BATCH_TARGET)})"
         )
+    print(f"  each round's wall time: A/C {each_round(results['A'].seconds, results['C'].seconds)}")
 
 
 def _met(met: bool) -> str:
