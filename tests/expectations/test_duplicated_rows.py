@@ -297,8 +297,9 @@ def test_one_key_of_seventy_columns_is_grouped_plainly(spark: SparkSession) -> N
 
 
 def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: SparkSession) -> None:
-    """The key grouping and the percentiles' brackets run on a thread of their own, beside the run's other
-    aggregates; a job the caller groups (to cancel it, say) or puts in a scheduler pool has them too."""
+    """The key grouping (a key with copies: status) and the percentiles' brackets run on a thread of their own,
+    beside the run's other aggregates; a job the caller groups (to cancel it, say) or puts in a scheduler pool
+    has them too."""
     sc = spark.sparkContext
     tracker, bus = sc.statusTracker(), sc._jsc.sc().listenerBus()  # type: ignore[union-attr]
     frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
@@ -310,7 +311,9 @@ def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: S
                 "name": "total_amount",
                 "quality": [{"name": "p90", "type": "custom", "engine": "dqx", "implementation": p90}],
             },
-        ]
+            {"name": "status", "logicalType": "string"},
+        ],
+        [duplicates("statuses repeat", ["status"], mustBeGreaterThan=0)],
     )
     bus.waitUntilEmpty()
     ungrouped = set(tracker.getJobIdsForGroup(None))
@@ -324,11 +327,14 @@ def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: S
     assert {r.rule.name: r.assertion.status for r in run.rule_results} == {
         "order_id is unique": "PASSED",
         "p90": "PASSED",
+        "statuses repeat": "PASSED",
+        "status has type string": "PASSED",
         "order_id has type integer": "PASSED",
         "total_amount exists": "PASSED",
     }
     assert set(tracker.getJobIdsForGroup(None)) - ungrouped == set()
-    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 5  # the first pass, the brackets, the grouping
+    # the first pass (3), the brackets (2), the refining pass (2), the grouping of status (3)
+    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 10
 
 
 @needs(CLASSIC_SESSION_TAGS)
