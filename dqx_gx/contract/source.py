@@ -104,6 +104,8 @@ def _read_file(path: Path) -> str:
         raise ContractValidationError(f"{path}: no such contract file") from None
     except OSError as exc:
         raise ContractValidationError(f"{path}: cannot read the contract file ({exc.strerror})") from None
+    except ValueError:  # a NUL byte: no file has such a name
+        raise ContractValidationError(f"{str(path)!r}: no such contract file (a file name holds no NUL byte)") from None
     if stat.S_ISDIR(status.st_mode):
         raise ContractValidationError(f"{path}: is a directory, not a contract file")
     size = status.st_size

@@ -78,3 +78,9 @@ def test_alias_bomb_is_refused_before_expanding() -> None:
 def test_missing_file_is_named() -> None:
     with pytest.raises(ContractValidationError, match=r"no-such\.yaml: no such contract file"):
         load_contracts("no-such.yaml")
+
+
+def test_a_nul_byte_in_a_one_line_source_is_refused_in_one_line() -> None:
+    # found by the service's schema fuzzing: a contract field "\x00K" reached os.stat and raised ValueError (a 500)
+    with pytest.raises(ContractValidationError, match=r"'\\x00K': no such contract file \(a file name holds no NUL"):
+        load_contracts("\x00K")
