@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -29,6 +31,7 @@ from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
 from dqx_gx.run.warm import installed, shared_context
 from dqx_gx.spark.columns import Columns, case_rule_read
+from dqx_gx.spark.jobs import Jobs, counted_jobs
 from dqx_gx.spark.references import References, references_given, with_the_batch
 from dqx_gx.spark.samples import failed_row_samples
 from dqx_gx.spark.types import type_mismatch
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
     from great_expectations.checkpoint.checkpoint import CheckpointResult
     from great_expectations.data_context import AbstractDataContext
     from pyspark.sql import DataFrame
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,43 @@ def run_contract(
     options = (allow_sql, frozenset(references), tuple(targets), notify_on)
     # data docs are built from what the context's stores hold: written each run
     build, artifacts = translated(context) if data_docs else installed(context, contract, options, translated)
+    said = log.isEnabledFor(logging.INFO)  # counting the jobs waits for Spark's listener: only when said
+    with counted_jobs(dataframe.sparkSession) if said else nullcontext(Jobs()) as jobs:
+        run = _checked(
+            contract,
+            dataframe,
+            context,
+            build,
+            artifacts,
+            run_id=run_id,
+            moment=moment,
+            key=key,
+            references=references,
+            db=db,
+            samples=samples,
+        )
+    if said:
+        log.info("%s: %s, %d rules, %s", run_id.run_name, run.outcome, len(run.rule_results), jobs)
+    if strict_schema:
+        _require_no_nulls(run)
+    return run
+
+
+def _checked(
+    contract: Contract,
+    dataframe: DataFrame,
+    context: AbstractDataContext,
+    build: SuiteBuild,
+    artifacts: Artifacts,
+    *,
+    run_id: RunIdentifier,
+    moment: datetime,
+    key: ResultKey,
+    references: References,
+    db: MetricDB | None,
+    samples: int,
+) -> ContractRun:
+    """The checkpoint's run of the installed ``artifacts`` on ``dataframe``, completed with dqx-gx's results."""
     # a file project never holds half a suite or result; storing the result and the actions (data docs,
     # alerts) wait until dqx-gx has completed the result
     with (
@@ -184,7 +226,7 @@ def run_contract(
                 for result_key, suite_result in checkpoint_result.run_results.items():
                     context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)
-    run = ContractRun(
+    return ContractRun(
         contract=contract,
         rule_results=results,
         checkpoint_result=checkpoint_result,
@@ -192,9 +234,6 @@ def run_contract(
         now=moment,
         warnings=tuple(missed),
     )
-    if strict_schema:
-        _require_no_nulls(run)
-    return run
 
 
 def run_checks(
