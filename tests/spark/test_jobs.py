@@ -19,6 +19,8 @@ from tests.documents import odcs_document
 
 NOW = "2026-11-22T12:00:00Z"
 
+pytestmark = pytest.mark.compat  # .ci/run's version lanes run it: Spark's listener bus is internal
+
 
 def jobs_in_a_group_of_its_own(spark: SparkSession, work: Callable[[], Any]) -> int:
     """The jobs ``work`` makes, counted only with PySpark's public API (a job group, the status tracker polled
