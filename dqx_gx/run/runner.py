@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,17 +19,19 @@ from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.checks import measured_in
 from dqx_gx.expectations.moment import measured_at
-from dqx_gx.expectations.suite import build_suite, rule_id
+from dqx_gx.expectations.suite import SuiteBuild, build_suite, rule_id
 from dqx_gx.gx_private import atomic_writes, held_for_record, just_installed, run_actions
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, deliveries, parse_target, require_plugins
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
 from dqx_gx.rules.severity import Outcome, gate_outcome
 from dqx_gx.rules.timestamps import run_moment
-from dqx_gx.run.artifacts import ephemeral_context, install
+from dqx_gx.run.artifacts import Artifacts, ephemeral_context, install
 from dqx_gx.run.docs import dqx_data_docs, verdict_meta
 from dqx_gx.run.results import RuleResult, rule_results
+from dqx_gx.run.warm import installed, shared_context
 from dqx_gx.spark.columns import Columns, case_rule_read
+from dqx_gx.spark.jobs import Jobs, counted_jobs
 from dqx_gx.spark.references import References, references_given, with_the_batch
 from dqx_gx.spark.samples import failed_row_samples
 from dqx_gx.spark.types import type_mismatch
@@ -38,6 +42,8 @@ if TYPE_CHECKING:
     from great_expectations.checkpoint.checkpoint import CheckpointResult
     from great_expectations.data_context import AbstractDataContext
     from pyspark.sql import DataFrame
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -99,9 +105,11 @@ def run_contract(
 
     ``now`` is the run's moment, which freshness, completeness and is_not_in_future measure from (default:
     the current time, UTC; naive values are UTC). ``key`` gives the result date and tags
-    (default: today's date, no tags). ``context`` is any GX context (default: a
-    new ephemeral one, which keeps the suite, validation definition, checkpoint and result only for
-    ``data_docs``: without, they are reached from the run's ``checkpoint_result``); they are added to it.
+    (default: today's date, no tags). ``context`` is any GX context (default: an
+    ephemeral one, which keeps the suite, validation definition, checkpoint and result only for
+    ``data_docs``: without, they are reached from the run's ``checkpoint_result``, and the context is this
+    thread's for the Spark session, where the same contract object run again reuses its translated suite and
+    checkpoint; with, it is new each run); they are added to it.
     ``strict_schema`` raises :class:`SchemaValidationError` for a missing column, a
     type mismatch or NULLs in a required column instead of reporting failed assertions.
     ``data_docs`` adds GX's UpdateDataDocsAction.
@@ -135,11 +143,55 @@ def run_contract(
     if strict_schema:
         _require_declared_schema(contract, Columns.of(dataframe))
     references = with_the_batch(contract, dataframe, references)
-    build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
-    context = context or ephemeral_context(keep_results=data_docs)  # its docs are built from its results
+    if context is None:  # one whose docs are built from its results is the run's own
+        context = ephemeral_context() if data_docs else shared_context(dataframe.sparkSession)
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
-    # before the docs swap: GX saves the project's configuration when install adds the datasource
-    artifacts = install(context, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
+
+    def translated(into: AbstractDataContext) -> tuple[SuiteBuild, Artifacts]:
+        build = build_suite(contract, allow_sql=allow_sql, references=references.keys())
+        # before the docs swap: GX saves the project's configuration when install adds the datasource
+        return build, install(into, contract, build, data_docs=data_docs, notify=targets, notify_on=notify_on)
+
+    options = (allow_sql, frozenset(references), tuple(targets), notify_on)
+    # data docs are built from what the context's stores hold: written each run
+    build, artifacts = translated(context) if data_docs else installed(context, contract, options, translated)
+    said = log.isEnabledFor(logging.INFO)  # counting the jobs waits for Spark's listener: only when said
+    with counted_jobs(dataframe.sparkSession) if said else nullcontext(Jobs()) as jobs:
+        run = _checked(
+            contract,
+            dataframe,
+            context,
+            build,
+            artifacts,
+            run_id=run_id,
+            moment=moment,
+            key=key,
+            references=references,
+            db=db,
+            samples=samples,
+        )
+    if said:
+        log.info("%s: %s, %d rules, %s", run_id.run_name, run.outcome, len(run.rule_results), jobs)
+    if strict_schema:
+        _require_no_nulls(run)
+    return run
+
+
+def _checked(
+    contract: Contract,
+    dataframe: DataFrame,
+    context: AbstractDataContext,
+    build: SuiteBuild,
+    artifacts: Artifacts,
+    *,
+    run_id: RunIdentifier,
+    moment: datetime,
+    key: ResultKey,
+    references: References,
+    db: MetricDB | None,
+    samples: int,
+) -> ContractRun:
+    """The checkpoint's run of the installed ``artifacts`` on ``dataframe``, completed with dqx-gx's results."""
     # a file project never holds half a suite or result; storing the result and the actions (data docs,
     # alerts) wait until dqx-gx has completed the result
     with (
@@ -174,7 +226,7 @@ def run_contract(
                 for result_key, suite_result in checkpoint_result.run_results.items():
                     context.validation_results_store.set(result_key, suite_result)
             run_actions(artifacts.checkpoint, checkpoint_result)
-    run = ContractRun(
+    return ContractRun(
         contract=contract,
         rule_results=results,
         checkpoint_result=checkpoint_result,
@@ -182,9 +234,6 @@ def run_contract(
         now=moment,
         warnings=tuple(missed),
     )
-    if strict_schema:
-        _require_no_nulls(run)
-    return run
 
 
 def run_checks(

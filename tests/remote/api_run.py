@@ -10,6 +10,7 @@ asks Spark Connect's builder first).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import warnings
 from typing import Any
@@ -52,5 +53,7 @@ def _rows(frame: DataFrame) -> list[str]:
 
 if __name__ == "__main__":
     url, contract_path, data_path, now = sys.argv[1:]
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    logging.getLogger("dqx_gx").setLevel(logging.INFO)  # each run's line, which counts its Spark jobs where it can
     session = SparkSession.builder.remote(url).getOrCreate()
     print(json.dumps(answers(session, contract_path, data_path, now)))

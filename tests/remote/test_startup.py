@@ -88,10 +88,14 @@ def test_the_session_thread_imports_nothing_while_the_command_imports_gx() -> No
     assert done.stdout.splitlines() == ["rows 3", "imported []"]
 
 
-def test_verbose_validate_says_where_the_seconds_went(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verbose_validate_says_where_the_seconds_went_and_how_many_spark_jobs_the_run_made(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     good = str(EXAMPLES / "orders" / "data" / "good.parquet")
     code = main(["validate", ORDERS, "--data", good, "--now", "2026-11-22T12:00:00Z", "-v"])
     assert code == 0
+    (run,) = [r.getMessage() for r in caplog.records if r.name == "dqx_gx.run.runner"]  # -v: dqx-gx's INFO
+    assert re.fullmatch(r".* @ 2026-11-22T12:00:00Z: passed_with_warnings, \d+ rules, [1-9]\d* Spark jobs", run), run
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("time:")]
     assert len(lines) == 1
     assert re.fullmatch(
