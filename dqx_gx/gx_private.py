@@ -284,12 +284,12 @@ def resolve_metric_bundles(
     Order: GX collects a round's partials from a set of ``MetricConfiguration`` objects hashed by
     identity, so the columns of its shared ``df.agg`` come in a new order every run; Spark then
     generates and compiles new code for the same aggregate each time (JVM CPU time that grows with the
-    suite). In one order, Spark's code cache serves every run after the first. Apart: a bundle's partials
-    are otherwise one ``df.agg``; the queries ``resolve_apart`` gives run apart from it (dqx-gx's: the key
-    grouping, :mod:`dqx_gx.spark.keys`, the object aggregates' own ``df.agg``, and values known without a
-    query), the first beside it on a thread of its own (with the caller's context variables), the others
-    after it on the caller's: none needs another, and Spark runs their jobs at once where one leaves cores
-    free. All finish before the values, or an error (the bundle's first), come
+    suite). In one order, Spark's code cache serves every run
+    after the first. Apart: a bundle's partials are otherwise one ``df.agg``; the queries ``resolve_apart``
+    gives run apart from it (dqx-gx's: the key grouping, :mod:`dqx_gx.spark.keys`, and the object
+    aggregates' own ``df.agg``), the first beside it on a thread of its own (with the caller's context
+    variables), the others after it on the caller's: none needs another, and Spark runs their jobs at once
+    where one leaves cores free. All finish before the values, or an error (the bundle's first), come
     back; while another run's query has the thread, they all run after the bundle, on the caller's. Only
     this engine instance changes; GX maps each value back by metric id.
     """

@@ -45,7 +45,7 @@ from packaging.version import Version
 from dqx_gx import run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
-from dqx_gx.expectations.metrics import APART, apart_queries
+from dqx_gx.expectations.metrics import OfKey, OwnAggregate, apart_queries
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
@@ -256,8 +256,8 @@ def test_ordering_bundles_changes_only_that_engine_instance() -> None:
         SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
         SparkDFExecutionEngine.__new__(SparkDFExecutionEngine),
     )
-    resolve_metric_bundles(engine, APART, apart_queries)
-    resolve_metric_bundles(engine, APART, apart_queries)  # once per engine
+    resolve_metric_bundles(engine, (OfKey, OwnAggregate), apart_queries)
+    resolve_metric_bundles(engine, (OfKey, OwnAggregate), apart_queries)  # once per engine
     assert "resolve_metric_bundle" in vars(engine) and "resolve_metric_bundle" not in vars(other)
     wrapped = inspect.getclosurevars(vars(engine)["resolve_metric_bundle"]).nonlocals["resolve"]
     assert wrapped.__func__ is SparkDFExecutionEngine.resolve_metric_bundle

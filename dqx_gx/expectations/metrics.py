@@ -1,19 +1,17 @@
-"""GX metrics for the declared kinds, computed by Spark in two levels of aggregates, as a person would plan them.
+"""GX metrics for the declared kinds, computed by Spark in two levels of aggregates and a grouping.
 
 Every kind's aggregate is a *table-domain aggregate partial*. GX bundles partials
 that share a compute domain and a graph level into one ``df.agg``
 (``SparkDFExecutionEngine.resolve_metric_bundle``). First-pass kinds share the
-first ``df.agg`` with ``table.row_count``, exact distinct counts (duplicates,
-uniqueness, cardinality) included as ``count(DISTINCT)``. The first pass's object
-aggregates (the exact percentiles' brackets:
-:attr:`~dqx_gx.spark.kinds.SparkKind.object_aggregate`) leave it for a ``df.agg`` of
-their own beside it, so that the pass keeps Spark's generated code. The second level
-(:class:`SecondPass`) holds only what needs the first: GX's own map metrics
-(``engine: greatExpectations`` rules) and the exact percentiles' refining aggregates
-share the second ``df.agg``; the rows a duplicates rule marks come from one grouping
-of the keys the first pass found copies of, beside it (:mod:`dqx_gx.spark.keys`),
-and a key without copies marks none without a query. What leaves a bundle is handed
-over by :func:`~dqx_gx.gx_private.resolve_metric_bundles`. GX's column-domain
+first ``df.agg`` with ``table.row_count``. The second level (:class:`SecondPass`)
+holds what needs the first: GX's own map metrics (``engine: greatExpectations``
+rules) and the exact percentiles' refining aggregates share the second ``df.agg``;
+the key-based kinds (distinct counts, duplicates and the rows they mark) are read
+from one grouping of the batch's keys beside it (:mod:`dqx_gx.spark.keys`). The first
+pass's object aggregates (the exact percentiles' brackets:
+:attr:`~dqx_gx.spark.kinds.SparkKind.object_aggregate`) leave the first ``df.agg`` for one of
+their own beside it, so that the pass keeps Spark's generated code. What leaves a bundle is handed over by
+:func:`~dqx_gx.gx_private.resolve_metric_bundles`. GX's column-domain
 providers would not do: they depend on ``table.columns``/``table.row_count`` and
 cannot share a pass with anything at the first level.
 
@@ -24,6 +22,7 @@ a typed NULL; the expectation explains it from the same checks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from functools import partial
@@ -48,7 +47,7 @@ from dqx_gx.rules.threshold import Interval
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, type_problem
 from dqx_gx.spark.expressions import count_if, counted, num_rows
-from dqx_gx.spark.keys import Key, in_groupings, key_query, marked_rows
+from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
@@ -59,6 +58,7 @@ from dqx_gx.spark.uncast import uncast_count
 BATCH_SCHEMA = "dqx.batch_schema"
 NUM_ROWS = "dqx.num_rows"
 FIRST_PASS = "dqx.aggregate"
+SECOND_PASS = "dqx.distinct_aggregate"
 OWN_QUERY = "dqx.distinct_values"
 REFERENCE_QUERY = "dqx.reference_aggregate"
 MARKED_ROWS = "dqx.marked_rows"
@@ -73,7 +73,9 @@ FOUND = "_dqx_found"
 def measured(kind: Kind, metric: Metric) -> tuple[str, dict[str, Any]]:
     """The metric (name and value kwargs) that computes ``metric``; the scale is applied afterwards."""
     arguments = {k: v for k, v in kind.arguments(metric).items() if k != "scale"}
-    name = {Pass.FIRST: FIRST_PASS, Pass.OWN: OWN_QUERY, Pass.REFERENCE: REFERENCE_QUERY}[spark_of(kind).pass_]
+    name = {Pass.FIRST: FIRST_PASS, Pass.SECOND: SECOND_PASS, Pass.OWN: OWN_QUERY, Pass.REFERENCE: REFERENCE_QUERY}[
+        spark_of(kind).pass_
+    ]
     return REFINED if spark_of(kind).refine else name, {"kind": kind.name, **arguments}
 
 
@@ -168,7 +170,7 @@ class SecondPass(TableMetricProvider):
     GX's own map metrics (the ``engine: greatExpectations`` rules) reach that same depth of
     the validation graph, through their ``condition`` metric; aggregates that depend on this
     one are resolved in the same bundle: the refining ones in the second ``df.agg`` with them,
-    the rows duplicates rules mark by one grouping query beside it (:class:`DuplicatedRows`).
+    the key-based ones by one grouping query (:class:`KeyAggregate`).
     """
 
     metric_name = "dqx.second_pass"
@@ -210,9 +212,9 @@ class Aggregate(TableMetricProvider):
         metric_value_kwargs: dict[str, Any],
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
-    ) -> tuple[Column | Apart, dict[str, Any], dict[str, Any]]:
-        # one column order per pass (Spark reuses its compiled code); the keys, object aggregates and known values apart
-        gx_private.resolve_metric_bundles(execution_engine, APART, apart_queries)
+    ) -> tuple[Column | OfKey | OwnAggregate, dict[str, Any], dict[str, Any]]:
+        # one column order per pass (Spark reuses its compiled code); the keys and the object aggregates apart
+        gx_private.resolve_metric_bundles(execution_engine, (OfKey, OwnAggregate), apart_queries)
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
             metric_domain_kwargs, domain_type=MetricDomainTypes.TABLE
         )
@@ -222,28 +224,22 @@ class Aggregate(TableMetricProvider):
         return column, compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | Apart:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
         raise NotImplementedError
 
 
-def _partial(aggregate: Sql | Apart) -> Column | Apart:
+def _partial(aggregate: Sql | OfKey | OwnAggregate) -> Column | OfKey | OwnAggregate:
     return aggregate.column() if isinstance(aggregate, Sql) else aggregate
 
 
 @dataclass(frozen=True)
 class OfKey:
-    """The partial of a key's rows marked: instead of a column of the shared ``df.agg``, one grouping of
-    the bundle's keys (:func:`apart_queries`)."""
+    """A key-based metric's partial: instead of a column of the shared ``df.agg``, what it reads from
+    its key's counts (:func:`apart_queries`)."""
 
-    key: Key
-
-
-@dataclass(frozen=True)
-class Known:
-    """The partial of a value known without a query (a key without copies marks no row; a column that
-    cannot be measured has None, the expectation says why)."""
-
-    value: int | None
+    key: Key | None
+    """None: a column it cannot measure (the value is None; the expectation says why)."""
+    read: Callable[[KeyCounts], int]
 
 
 @dataclass(frozen=True, eq=False)  # a Column has no equality of its own
@@ -254,30 +250,22 @@ class OwnAggregate:
     column: Column
 
 
-Apart = OfKey | OwnAggregate | Known
-"""A partial answered apart from the bundle's ``df.agg`` (:func:`apart_queries`)."""
-APART = (OfKey, OwnAggregate, Known)
-
-
-def apart_queries(df: DataFrame, wanted: list[Apart]) -> list[gx_private.ApartQuery]:
+def apart_queries(df: DataFrame, wanted: list[OfKey | OwnAggregate]) -> list[gx_private.ApartQuery]:
     """The queries over ``df`` that answer a bundle's partials set apart, the key grouping first (the
     longer, which runs beside the bundle's ``df.agg``): every key grouped in one query (more only past
-    :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns), every object aggregate in one ``df.agg``, the
-    known values without a query. Each runs on whatever thread it is handed to with the caller's Spark job
-    properties."""
+    :data:`~dqx_gx.spark.keys.MAX_COLUMNS` key columns), every object aggregate in one ``df.agg``. Each runs
+    on whatever thread it is handed to with the caller's Spark job properties."""
     of_keys = [i for i, of in enumerate(wanted) if isinstance(of, OfKey)]
     own = [i for i, of in enumerate(wanted) if isinstance(of, OwnAggregate)]
-    known = [i for i, of in enumerate(wanted) if isinstance(of, Known)]
-    keys = [of.key for of in wanted if isinstance(of, OfKey)]
+    keyed = [of for of in wanted if isinstance(of, OfKey)]
     columns = [of.column for of in wanted if isinstance(of, OwnAggregate)]
-    values = [of.value for of in wanted if isinstance(of, Known)]
 
-    def counted() -> list[int]:
-        marked: dict[Key, int] = {}
-        for grouped in in_groupings(tuple(dict.fromkeys(keys))):
-            query = BUILT.get((key_query, type(df), grouped), partial(key_query, grouped))
-            marked |= zip(grouped, marked_rows(df, query), strict=True)
-        return [marked[key] for key in keys]
+    def counted() -> list[int | None]:
+        counts: dict[Key, KeyCounts] = {}
+        for keys in in_groupings(tuple(dict.fromkeys(of.key for of in keyed if of.key is not None))):
+            query = BUILT.get((key_query, type(df), keys), partial(key_query, keys))
+            counts |= zip(keys, key_counts(df, query), strict=True)
+        return [None if of.key is None else of.read(counts[of.key]) for of in keyed]
 
     def aggregated() -> list[Any]:
         (row,) = df.agg(*columns).collect()
@@ -288,8 +276,6 @@ def apart_queries(df: DataFrame, wanted: list[Apart]) -> list[gx_private.ApartQu
         queries.append((of_keys, as_caller(df, counted)))
     if own:
         queries.append((own, as_caller(df, aggregated)))
-    if known:
-        queries.append((known, lambda: values))
     return queries
 
 
@@ -327,7 +313,7 @@ class KindAggregate(Aggregate):
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | Apart:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
         kind = KINDS[kwargs["kind"]]
         on = measurable(kind, columns, kwargs)
         if on is None:
@@ -383,32 +369,43 @@ def after_the_first_pass(metric: MetricConfiguration) -> dict[str, MetricConfigu
     return {"second_pass": MetricConfiguration(SecondPass.metric_name, metric.metric_domain_kwargs)}
 
 
-def after_its_first_pass(metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
-    """An aggregate of the second bundle built from its kind's first-pass value (``metrics["first_pass"]``)."""
-    first_pass = MetricConfiguration(FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs)
-    return {"first_pass": first_pass, **after_the_first_pass(metric)}
+class KeyAggregate(KindAggregate):
+    """A second-pass kind's value (distinct counts, duplicates), read from its key's counts."""
+
+    metric_name = SECOND_PASS
+
+    @classmethod
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
+        kind = KINDS[kwargs["kind"]]
+        on = measurable(kind, columns, kwargs)
+        return OfKey(None if on is None else on.fields, cls.read(kind))
+
+    @classmethod
+    def read(cls, kind: Kind) -> Callable[[KeyCounts], int]:
+        of_key = spark_of(kind).of_key
+        assert of_key is not None, f"{kind.metric} is a second-pass kind without a value from its key"
+        return of_key
+
+    @classmethod
+    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
+        return after_the_first_pass(metric)
 
 
-class DuplicatedRows(KindAggregate):
-    """The rows a duplicates rule marks (docs/semantics.md, 'Invariant'): every row of a repeated key and,
-    for one column, every NULL key, which the rule's count (the extra copies) counts as a duplicate. Only
-    a grouping of the key tells them, so it runs after the first pass, for the keys whose count found
-    copies (one grouping for all of them, beside the second ``df.agg``); no copies, no row marked and no
-    query."""
+def _marked(counts: KeyCounts) -> int:
+    return counts.marked
+
+
+class DuplicatedRows(KeyAggregate):
+    """The rows a duplicates rule marks (docs/semantics.md, 'Invariant'): every row of a repeated key and, for one
+    column, every
+    NULL key, which the rule's count (the extra copies) counts as a duplicate. From the same grouping of
+    the key as the count, so the run reports the rows the gate marks at no cost of its own."""
 
     metric_name = DUPLICATED_ROWS
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | Apart:
-        on = measurable(KINDS[kwargs["kind"]], columns, kwargs)
-        copies = metrics["first_pass"]
-        if on is None or copies is None:
-            return Known(None)
-        return OfKey(on.fields) if copies else Known(0)
-
-    @classmethod
-    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
-        return after_its_first_pass(metric)
+    def read(cls, kind: Kind) -> Callable[[KeyCounts], int]:
+        return _marked
 
 
 class DistinctValues(TableMetricProvider):
@@ -480,7 +477,7 @@ class RefiningAggregate(KindAggregate):
 
     It waits for :class:`SecondPass` as well, so GX bundles every refining aggregate of the batch
     into the second ``df.agg``, with GX's map metrics, instead of a ``df.agg`` of its own. That
-    ``df.agg`` holds no ``count(DISTINCT)`` (the first pass has them), which a refining aggregate
+    ``df.agg`` holds no ``count(DISTINCT)`` (the keys are grouped apart), which a refining aggregate
     (``collect_list``) would turn into a slow object hash aggregate over the expanded rows.
     """
 
@@ -500,7 +497,8 @@ class RefiningAggregate(KindAggregate):
 
     @classmethod
     def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
-        return after_its_first_pass(metric)
+        first_pass = MetricConfiguration(FIRST_PASS, metric.metric_domain_kwargs, metric.metric_value_kwargs)
+        return {"first_pass": first_pass, **after_the_first_pass(metric)}
 
 
 class Refined(TableMetricProvider):

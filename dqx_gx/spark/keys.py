@@ -1,10 +1,11 @@
-"""The rows a duplicates rule marks, from one grouping of the keys that have copies.
+"""Every key-based number of a batch from one grouping: distinct counts, duplicates and the rows they mark.
 
-A duplicates rule counts the extra copies of its key (``rows - COUNT(DISTINCT key)``, in the first aggregate pass)
-but marks every row of a repeated key and, for one column, every NULL key (docs/semantics.md, 'Rows: annotate,
-split, quarantine'): only a grouping of the key tells those rows. A key without copies marks none, so only the keys
-the first pass found copies of are grouped, together, by ``GROUPING SETS``, each key's rows summed from its groups
-in the same query. Keys are grouped NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`).
+A duplicates rule counts the extra copies of its key but marks every row of a repeated key (docs/semantics.md, 'Rows:
+annotate, split, quarantine'); both come from grouping the key. So the batch's keys (one per distinct-based rule, each
+set of columns once) are grouped together, by ``GROUPING SETS``, and each key's numbers are summed from its groups in
+the same query: one query for all of them, as ``count(DISTINCT)`` would expand the rows anyway, instead
+of a distinct-count pass and a grouping per duplicates rule that found a copy. Keys are grouped
+NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,24 @@ Key = tuple[StructField, ...]
 
 
 @dataclass(frozen=True)
+class KeyCounts:
+    """A key's numbers over the batch."""
+
+    rows: int
+    distinct: int
+    """``COUNT(DISTINCT key)``: for one column its non-NULL values, for several the value tuples (NULL
+    members count)."""
+    marked: int
+    """The rows of a key that occurs more than once and, for one column, every NULL key (docs/semantics.md, 'Rows:
+    annotate, split, quarantine')."""
+
+    @property
+    def copies(self) -> int:
+        """The extra copies: rows minus distinct keys (for one column every NULL is a copy)."""
+        return self.rows - self.distinct
+
+
+@dataclass(frozen=True)
 class KeyQuery:
     """The grouping's expressions for a list of keys: built once, kept by the caller (building a column
     goes through Spark's gateway), and run over any batch of the same schema."""
@@ -44,10 +63,11 @@ class KeyQuery:
     """Per group its rows and the id of its set (``grouping_id``: a bit per key column, set where the set
     leaves it out; 0 for a single set)."""
     set_id: Column
-    per_set: tuple[Column, Column]
-    """Per set, from its groups: the rows of repeated groups, and the rows of repeated groups or groups with
-    a NULL member. The same two for every set, the groups grouped by set: sums per set in one aggregate made
-    the code Spark generates, compiles and runs grow with the sets."""
+    per_set: tuple[Column, ...]
+    """Per set, from its groups: its rows, groups, groups without a NULL member, rows of repeated groups,
+    and rows of repeated groups or groups with a NULL member. The same five for every set, the groups
+    grouped by set: five per set in one aggregate made the code Spark generates, compiles and runs grow
+    with the sets."""
     of_keys: tuple[tuple[int, bool], ...]
     """Per key given: the id of its set (as ``per_group`` gives it), and whether it is one column (NULLs read
     apart)."""
@@ -74,7 +94,7 @@ def in_groupings(keys: Sequence[Key]) -> list[tuple[Key, ...]]:
 
 
 def key_query(keys: Sequence[Key]) -> KeyQuery:
-    """The one grouping query that counts the rows marked of every key of ``keys``."""
+    """The one grouping query that counts every key of ``keys``."""
     address = {_address(field): field for key in keys for field in key}
     columns = sorted(address)
     name = {column: f"_dqx_key_{index}" for index, column in enumerate(columns)}
@@ -103,9 +123,15 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
             (S.lit(0) if len(sets) == 1 else S.call("grouping_id")).column().alias("_dqx_set"),
         ),
         set_id=set_id.column(),
-        per_set=(
-            S.call("sum", S.when(repeated, rows)).column(),
-            S.call("sum", S.when(repeated | ~whole, rows)).column(),
+        per_set=tuple(
+            each.column()
+            for each in (
+                S.call("sum", rows),
+                num_rows(),
+                S.call("count_if", whole),
+                S.call("sum", S.when(repeated, rows)),
+                S.call("sum", S.when(repeated | ~whole, rows)),
+            )
         ),
         of_keys=tuple(
             (sum(bit[c] for c in columns if c not in key_set), len(key) == 1)
@@ -114,9 +140,8 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
     )
 
 
-def marked_rows(df: DataFrame, query: KeyQuery) -> list[int]:
-    """Each key's rows marked in ``df`` (the rows of a key that occurs more than once and, for one column, every
-    NULL key), in the order the query's keys were given: one query."""
+def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
+    """Each key's numbers over ``df``, in the order the query's keys were given: one query."""
     if not query.grouping_sets:
         return []
     # every column is the query's own, built once (no name to resolve, no call site recorded here)
@@ -135,12 +160,16 @@ def marked_rows(df: DataFrame, query: KeyQuery) -> list[int]:
             ],
         )
     per_set = per_group.groupBy(query.set_id).agg(*query.per_set)
-    found = {row[0]: (int(row[1] or 0), int(row[2] or 0)) for row in per_set.collect()}
-    marked = []
-    for set_id, one_column in query.of_keys:
-        repeated, repeated_or_null = found.get(set_id, (0, 0))  # a set without groups: an empty batch
-        marked.append(repeated_or_null if one_column else repeated)
-    return marked
+    found = {row[0]: [int(value or 0) for value in row[1:]] for row in per_set.collect()}
+    none = [0] * len(query.per_set)  # a set without groups: an empty batch
+    return [_of_key(found.get(set_id, none), one_column) for set_id, one_column in query.of_keys]
+
+
+def _of_key(counts: list[int], one_column: bool) -> KeyCounts:
+    rows, groups, whole, repeated, repeated_or_null = counts
+    if one_column:
+        return KeyCounts(rows, whole, repeated_or_null)
+    return KeyCounts(rows, groups, repeated)
 
 
 def _address(field: StructField) -> tuple[str, ...]:

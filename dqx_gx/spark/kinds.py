@@ -42,6 +42,7 @@ from dqx_gx.spark import formats
 from dqx_gx.spark import quantiles as Q
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import column_parts, element_field
+from dqx_gx.spark.keys import KeyCounts
 from dqx_gx.spark.text import Sql
 
 
@@ -49,8 +50,9 @@ class Pass(StrEnum):
     """Which shared aggregate pass computes a kind (DEVELOPERS.md, "Two passes at most")."""
 
     FIRST = "first"
-    """The shared first ``df.agg``, exact distinct counts included (``count(DISTINCT)``: Spark computes every
-    distinct count of the pass with the other aggregates in one query, expanding each row once per key)."""
+    SECOND = "second"
+    """Read from a grouping of the key (:mod:`dqx_gx.spark.keys`): Spark expands every row once per key,
+    so the batch's keys share one query of their own after the first pass instead of slowing it."""
     OWN = "own"
     """A query of its own: the "aggregate" is a per-row value, and the metric is its distinct non-NULL
     values (completeness: the partition starts in the window, a few hundred at most), so no pass
@@ -124,6 +126,9 @@ class SparkKind:
     pass_: Pass = Pass.FIRST
     refine: Refine | None = None
     """A second look that turns the aggregate's value into the metric's (exact percentiles), or None."""
+    of_key: Callable[[KeyCounts], int] | None = None
+    """For a :attr:`Pass.SECOND` kind, its value from its key's counts, which the run reads instead of
+    :attr:`aggregate` (the gate still decides with that)."""
     reads_now: bool = False
     """Its expressions read the run's moment (:attr:`On.now`): the run gives it to its aggregate, the row gate
     to its predicate, so the rows marked are the rows counted."""
@@ -298,8 +303,10 @@ SPARK: Mapping[str, SparkKind] = {
         lambda on: ~X.counted(X.matches(on.column, PATTERN.of(on.metric))),
     ),
     MetricKind.VIOLATION_COUNT: SparkKind(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
-    MetricKind.DUPLICATE_COUNT: SparkKind(lambda on: X.num_rows() - _distinct(on), _duplicated),
-    MetricKind.CARDINALITY: SparkKind(_distinct),
+    MetricKind.DUPLICATE_COUNT: SparkKind(
+        lambda on: X.num_rows() - _distinct(on), _duplicated, pass_=Pass.SECOND, of_key=lambda key: key.copies
+    ),
+    MetricKind.CARDINALITY: SparkKind(_distinct, pass_=Pass.SECOND, of_key=lambda key: key.distinct),
     MetricKind.COUNT: SparkKind(lambda on: X.num_rows() - X.count_if(on.column.is_null())),
     MetricKind.MIN: _statistic(lambda on: X.with_nan_flag(S.call("min", on.column)), _breaks_the_bound),
     MetricKind.MAX: _statistic(lambda on: X.with_nan_flag(S.call("max", on.column)), _breaks_the_bound),

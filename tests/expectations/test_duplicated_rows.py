@@ -1,6 +1,5 @@
 """docs/semantics.md, 'Rows: annotate, split, quarantine': a duplicates rule counts the extra copies of a key but marks every row of a repeated key (and,
-for one column, every NULL key); the run reports the rows the gate marks, from a grouping of the keys that have
-copies, and counts every key's copies and distinct values in its first aggregate pass."""
+for one column, every NULL key); the run reports the rows the gate marks, from its own grouping."""
 
 from __future__ import annotations
 
@@ -16,13 +15,12 @@ from pyspark.sql.types import IntegerType, StructField
 from dqx_gx import Contract, run_contract
 from dqx_gx.rows import ERRORS, WARNINGS, annotate_rows
 from dqx_gx.rules.rule import MetricRule
-from dqx_gx.spark.keys import MAX_COLUMNS, in_groupings, key_query, marked_rows
+from dqx_gx.spark.keys import MAX_COLUMNS, KeyCounts, in_groupings, key_counts, key_query
 from dqx_gx.spark.threads import as_caller
 from dqx_gx.spark_versions import CLASSIC_SESSION_TAGS, GROUPING_SETS
 from tests.conftest import ROOT, needs
 from tests.documents import one_table
 from tests.rows.test_samples import jobs
-from tests.spark_plans import executed_plans
 
 pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
 
@@ -43,11 +41,6 @@ RULES = ("ids", "id and code", "code and n", "n alone", "id, code and n")
 
 def duplicates(name: str, properties: list[str], **operator: Any) -> dict[str, Any]:
     return {"name": name, "metric": "duplicateValues", "arguments": {"properties": properties}, **operator}
-
-
-def cardinality(name: str, column: str, **operator: Any) -> dict[str, Any]:
-    implementation = {"check": "cardinality", "column": column, **operator}
-    return {"name": name, "type": "custom", "engine": "dqx", "implementation": implementation}
 
 
 @pytest.fixture(scope="module")
@@ -147,113 +140,30 @@ def test_every_key_and_the_rows_it_marks_come_from_one_query(
     assert five == single and single[0] > none[0]
 
 
-EDGE_DDL = "x double, `a.b` int, s string"
-EDGE_ROWS = [(float("nan"), 1, "a"), (float("nan"), 1, "a"), (-0.0, None, "b"), (0.0, None, "b"), (None, 2, None)]
-"""Keys of awkward values: NaN equals NaN and -0.0 equals 0.0 (Spark normalises both, in ``count(DISTINCT)`` as in
-a grouping), a dotted name, NULLs alone and as a member of a tuple."""
-
-
-def test_one_grouping_marks_the_rows_of_each_key(spark: SparkSession) -> None:
-    """One query for every key: one column in two keys, one key given twice in two orders."""
-    frame = spark.createDataFrame(EDGE_ROWS, EDGE_DDL)
+def test_one_grouping_counts_as_count_distinct_does(spark: SparkSession) -> None:
+    """Keys of awkward values in one query: NaN equals NaN and -0.0 equals 0.0 (Spark normalises both, as
+    ``count(DISTINCT)`` does), a dotted name, one column in two keys, one key given twice in two orders."""
+    frame = spark.createDataFrame(
+        [(float("nan"), 1, "a"), (float("nan"), 1, "a"), (-0.0, None, "b"), (0.0, None, "b"), (None, 2, None)],
+        "x double, `a.b` int, s string",
+    )
     fields = {field.name: field for field in frame.schema.fields}
     keys = [(fields["x"],), (fields["x"], fields["a.b"]), (fields["a.b"], fields["x"]), (fields["s"],)]
-    # x: NaN twice, 0.0 twice and the NULL; (x, a.b): (NaN, 1) twice and (0.0, NULL) twice; s: a, b twice, NULL
-    assert marked_rows(frame, key_query(keys)) == [5, 4, 4, 5]
+    counts = key_counts(frame, key_query(keys))
+    for key, counted in zip(keys, counts, strict=True):
+        columns = [F.col(f"`{field.name}`") for field in key]
+        distinct = F.count_distinct(columns[0] if len(columns) == 1 else F.struct(*columns))
+        assert counted.distinct == frame.agg(distinct).first()[0], key  # type: ignore[index]
+        assert counted.rows == 5
+    assert [c.marked for c in counts] == [5, 4, 4, 5]  # one column: the NULL row too
 
 
-def test_distinct_counts_of_the_first_pass_count_keys_as_the_grouping_does(spark: SparkSession) -> None:
-    """The copies and distinct values a run reports come from ``count(DISTINCT)`` in its first pass, the rows
-    marked from the grouping: both compare keys alike (for one column NULL is no value and every NULL a copy;
-    in a tuple NULL is a member like any other)."""
-    frame = spark.createDataFrame(EDGE_ROWS, EDGE_DDL)
-    contract = one_table(
-        [
-            {"name": "x", "logicalType": "number"},
-            {"name": "a.b", "logicalType": "integer"},
-            {"name": "s", "logicalType": "string"},
-        ],
-        [
-            duplicates("x", ["x"], mustBe=0),
-            duplicates("x and a.b", ["x", "a.b"], mustBe=0),
-            duplicates("a.b and x", ["a.b", "x"], mustBe=0),
-            duplicates("s", ["s"], mustBe=0),
-            *(cardinality(f"{c} values", c, mustBeLessOrEqualTo=1) for c in ("x", "a.b", "s")),
-        ],
-    )
-    run = run_contract(contract, frame, samples=0)
-    found = {r.rule.name: (r.observed, r.rows_marked) for r in run.rule_results if isinstance(r.rule, MetricRule)}
-    assert found == {
-        "x": (3, 5),  # distinct {NaN, 0.0}
-        "x and a.b": (2, 4),  # distinct (NaN, 1), (0.0, NULL), (NULL, 2)
-        "a.b and x": (2, 4),
-        "s": (3, 5),
-        "x values": (2, None),
-        "a.b values": (2, None),
-        "s values": (2, None),
-    }
-    marked = gate_marks(contract, frame)
-    for name in ("x", "x and a.b", "a.b and x", "s"):
-        assert marked.get(name, 0) == found[name][1], name
-
-
-def test_on_an_empty_batch_every_key_marks_nothing(spark: SparkSession) -> None:
-    """No groups at all: each set marks no row (the grouping returns no row for any set)."""
+def test_on_an_empty_batch_every_key_counts_nothing(spark: SparkSession) -> None:
+    """No groups at all: each set's numbers are zeros (the grouping returns no row for any set)."""
     frame = spark.createDataFrame([], "x int, s string")
     x, s = frame.schema.fields
-    assert marked_rows(frame, key_query([(x,), (x, s), (s,)])) == [0, 0, 0]
-    assert marked_rows(frame, key_query([(x, s)])) == [0]
-
-
-def keyed() -> Contract:
-    """Two duplicates rules and a cardinality beside rules of the first pass, as a person writes them."""
-    s_nulls = {"name": "s nulls", "metric": "nullValues", "mustBe": 0}
-    return one_table(
-        [
-            *({"name": name, "logicalType": "integer"} for name in ("id", "a", "b")),
-            {"name": "s", "logicalType": "string", "quality": [s_nulls]},
-        ],
-        [
-            duplicates("id unique", ["id"], mustBe=0),
-            duplicates("a and b unique", ["a", "b"], mustBe=0),
-            cardinality("s values", "s", mustBeLessOrEqualTo=3),
-            {"name": "rows", "metric": "rowCount", "mustBeGreaterThan": 0},
-        ],
-    )
-
-
-KEYED_DDL = "id int, a int, b int, s string"
-
-
-def test_a_run_whose_keys_are_unique_is_one_aggregate_query(spark: SparkSession) -> None:
-    """Unique keys: every distinct count in the one ``df.agg`` of the run, and no grouping at all (no copy
-    found, no row marked)."""
-    frame = spark.createDataFrame([(1, 1, 1, "x"), (2, 1, 2, "y"), (3, 2, 1, "x"), (4, None, 1, "z")], KEYED_DDL)
-    with executed_plans(spark, "unique keys") as plans:
-        run = run_contract(keyed(), frame, samples=0)
-    found = {r.rule.name: (r.observed, r.rows_marked) for r in run.rule_results if isinstance(r.rule, MetricRule)}
-    assert found == {
-        "id unique": (0, 0),
-        "a and b unique": (0, 0),
-        "s values": (3, None),
-        "rows": (4, None),
-        "s nulls": (0, 0),
-    }
-    assert len(plans) == 1, plans
-    assert "_dqx_rows" not in plans[0] and "Expand" in plans[0]  # the three distinct counts, not a grouping
-
-
-def test_a_key_with_copies_adds_one_grouping_of_that_key_only(spark: SparkSession) -> None:
-    """(a, b) has copies, id none: the run groups (a, b) alone, after its first pass, for the rows it marks."""
-    frame = spark.createDataFrame([(1, 1, 1, "x"), (2, 1, 1, "y"), (3, 2, 1, "x"), (4, None, 1, "z")], KEYED_DDL)
-    with executed_plans(spark, "a key with copies") as plans:
-        run = run_contract(keyed(), frame, samples=0)
-    found = {r.rule.name: (r.observed, r.rows_marked) for r in run.rule_results if isinstance(r.rule, MetricRule)}
-    assert found["id unique"] == (0, 0) and found["a and b unique"] == (1, 2)
-    assert len(plans) == 2, plans
-    (grouping,) = [plan for plan in plans if "_dqx_rows" in plan]
-    # a plain grouping of two key columns: no grouping sets, no third key column (id)
-    assert "_dqx_key_1" in grouping and "_dqx_key_2" not in grouping and "Expand" not in grouping
+    assert key_counts(frame, key_query([(x,), (x, s), (s,)])) == [KeyCounts(0, 0, 0)] * 3
+    assert key_counts(frame, key_query([(x, s)])) == [KeyCounts(0, 0, 0)]
 
 
 def test_past_the_columns_one_grouping_takes_the_keys_share_the_fewest_groupings() -> None:
@@ -297,9 +207,8 @@ def test_one_key_of_seventy_columns_is_grouped_plainly(spark: SparkSession) -> N
 
 
 def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: SparkSession) -> None:
-    """The key grouping (a key with copies: status) and the percentiles' brackets run on a thread of their own,
-    beside the run's other aggregates; a job the caller groups (to cancel it, say) or puts in a scheduler pool
-    has them too."""
+    """The key grouping and the percentiles' brackets run on a thread of their own, beside the run's other
+    aggregates; a job the caller groups (to cancel it, say) or puts in a scheduler pool has them too."""
     sc = spark.sparkContext
     tracker, bus = sc.statusTracker(), sc._jsc.sc().listenerBus()  # type: ignore[union-attr]
     frame = spark.read.parquet(str(ROOT / "examples" / "orders" / "data" / "good.parquet"))
@@ -311,9 +220,7 @@ def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: S
                 "name": "total_amount",
                 "quality": [{"name": "p90", "type": "custom", "engine": "dqx", "implementation": p90}],
             },
-            {"name": "status", "logicalType": "string"},
-        ],
-        [duplicates("statuses repeat", ["status"], mustBeGreaterThan=0)],
+        ]
     )
     bus.waitUntilEmpty()
     ungrouped = set(tracker.getJobIdsForGroup(None))
@@ -327,14 +234,11 @@ def test_the_queries_run_beside_the_others_run_in_the_callers_job_group(spark: S
     assert {r.rule.name: r.assertion.status for r in run.rule_results} == {
         "order_id is unique": "PASSED",
         "p90": "PASSED",
-        "statuses repeat": "PASSED",
-        "status has type string": "PASSED",
         "order_id has type integer": "PASSED",
         "total_amount exists": "PASSED",
     }
     assert set(tracker.getJobIdsForGroup(None)) - ungrouped == set()
-    # the first pass (3), the brackets (2), the refining pass (2), the grouping of status (3)
-    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 10
+    assert len(tracker.getJobIdsForGroup("dqx-gx-test")) >= 5  # the first pass, the brackets, the grouping
 
 
 @needs(CLASSIC_SESSION_TAGS)

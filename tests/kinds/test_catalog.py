@@ -11,7 +11,7 @@ from dqx_gx.gx_private import registered_expectation_types
 from dqx_gx.kinds import CONSTRAINTS, KINDS, Constraint, ConstraintKind, Kind, Metric, MetricKind, Scale, Value
 from dqx_gx.kinds.kind import Accepts, Arity, BatchOnly, Marks, Reach
 from dqx_gx.rules.rule import MetricRule
-from dqx_gx.spark.kinds import SPARK, VIOLATIONS
+from dqx_gx.spark.kinds import SPARK, VIOLATIONS, Pass
 from tests.kinds.test_words import loaded
 
 EXAMPLE_METRICS = {
@@ -71,6 +71,7 @@ def test_each_declaration_is_complete(kind: Kind) -> None:
     )
     assert kind.row_level == isinstance(marks, Marks)
     assert kind.expectation.startswith("expect_dqx_")
+    assert (spark.of_key is not None) == (spark.pass_ is Pass.SECOND)  # the run reads a key-based kind so
 
 
 def test_words_of_each_kind() -> None:
