@@ -74,8 +74,9 @@ def families() -> Contract:
     return loaded(document)
 
 
-def hand_plan(frame: DataFrame, percentile: bool) -> dict[str, Any]:
-    """The numbers of the contract by hand: one aggregation, and a duplicates grouping only where it shows copies."""
+def hand_plan(frame: DataFrame, percentile: bool, distinct_apart: bool = False) -> dict[str, Any]:
+    """The numbers of the contract by hand: one aggregation (``distinct_apart``: the exact distinct counts in a second
+    aggregation of their own), and a duplicates grouping only where it shows copies."""
     name, status, amount = F.col("name0"), F.col("status0"), F.col("amount0")
     aggregates: list[Column] = [
         F.count(F.lit(1)).alias("rows"),
@@ -86,7 +87,6 @@ def hand_plan(frame: DataFrame, percentile: bool) -> dict[str, Any]:
         F.count_if(name.isNull() | ~name.rlike("^user[0-9]+$")).alias("name0 pattern"),
         F.avg(F.length(name)).alias("name0 length"),
         F.count_if(status.isNotNull() & ~status.isin(*STATUSES)).alias("status0 valid"),
-        F.count_distinct(status).alias("status0 cardinality"),
         F.min(amount).alias("amount0 min"),
         F.max(amount).alias("amount0 max"),
         F.avg(amount).alias("amount0 mean"),
@@ -94,11 +94,18 @@ def hand_plan(frame: DataFrame, percentile: bool) -> dict[str, Any]:
         F.sum("price0").alias("price0 sum"),
         F.max(F.size("tags")).alias("tags max length"),
         F.max("ts").alias("newest"),
+    ]
+    distinct = [
+        F.count_distinct(status).alias("status0 cardinality"),
         *(F.count_distinct(_key(key)).alias(f"{rule} distinct") for rule, key in KEYS.items()),
     ]
     if percentile:
         aggregates.append(F.percentile(amount, F.lit(0.95)).alias("amount0 p95"))
-    numbers: dict[str, Any] = frame.agg(*aggregates).first().asDict()  # type: ignore[union-attr]
+    if distinct_apart:
+        numbers: dict[str, Any] = frame.agg(*aggregates).first().asDict()  # type: ignore[union-attr]
+        numbers |= frame.agg(*distinct).first().asDict()  # type: ignore[union-attr]
+    else:
+        numbers = frame.agg(*aggregates, *distinct).first().asDict()  # type: ignore[union-attr]
     numbers["schema"] = frame.schema.simpleString()
     for rule, key in KEYS.items():
         numbers[rule] = numbers["rows"] - numbers.pop(f"{rule} distinct")
@@ -177,23 +184,34 @@ def one_size(spark: SparkSession, rows: int, rules: Contract, args: argparse.Nam
     whole = args.contract == "template"
     rounds = max(args.rounds, SMALL_ROUNDS) if rows <= SMALL else args.rounds
     agreed = same_numbers(method_a(frame, rules), hand_plan(frame, whole))
+    assert agreed == same_numbers(method_a(frame, rules), hand_plan(frame, whole, distinct_apart=True))
     methods: dict[str, Callable[[], Any]] = {
         "A": lambda: method_a(frame, rules),
         "H": lambda: hand_plan(frame, whole),
+        "G": lambda: hand_plan(frame, whole, distinct_apart=True),
     }
     result = alternate(spark, frame, methods, rounds)
-    a, h = result["A"], result["H"]
-    ratio = statistics.median(a.seconds) / statistics.median(h.seconds)
+    a, h, g = result["A"], result["H"], result["G"]
+    best = min((h, g), key=lambda m: statistics.median(m.seconds))
+    result["best"] = best
+    ratio = statistics.median(a.seconds) / statistics.median(best.seconds)
     target = f"   (target ≤ {TARGET}: {'met' if ratio <= TARGET else 'NOT met'})" if rows in TARGET_SIZES else ""
     counted = f"{rounds} round{'s' if rounds > 1 else ''}"
     print(f"\n{rows:,} rows, {counted} (the run and the hand plan agree on {', '.join(agreed)}):")
-    print(f"  A run_contract  median {statistics.median(a.seconds):8.3f} s   Spark jobs {_jobs(a)}")
-    print(f"  H hand plan     median {statistics.median(h.seconds):8.3f} s   Spark jobs {_jobs(h)}")
-    print(f"  A/H = {ratio:.2f}{target}")
-    print(f"  each round's A/H: {each_round(a.seconds, h.seconds)}")
+    print(f"  A run_contract                     median {statistics.median(a.seconds):8.3f} s   Spark jobs {_jobs(a)}")
+    print(f"  H by hand, one df.agg             median {statistics.median(h.seconds):8.3f} s   Spark jobs {_jobs(h)}")
+    print(f"  G by hand, distinct counts apart  median {statistics.median(g.seconds):8.3f} s   Spark jobs {_jobs(g)}")
+    print(
+        f"  A/H = {statistics.median(a.seconds) / statistics.median(h.seconds):.2f}   "
+        f"A/G = {statistics.median(a.seconds) / statistics.median(g.seconds):.2f}"
+    )
+    name = "H" if best is h else "G"
+    print(f"  A/{name} (the faster hand plan) = {ratio:.2f}{target}")
+    print(f"  each round's A/{name}: {each_round(a.seconds, best.seconds)}")
     if rows <= SMALL:
         print(f"  A {split(a)}")
         print(f"  H {split(h)}")
+        print(f"  G {split(g)}")
     return result
 
 
@@ -211,19 +229,21 @@ def plot(measured: dict[int, dict[str, Measured]], path: Path, contract: str, lo
 
     rows = sorted(measured)
     figure, (seconds, ratios) = plt.subplots(2, 1, sharex=True, figsize=(7, 7), height_ratios=(3, 2))
-    for name, label in (("A", "run_contract"), ("H", "hand-written df.agg")):
+    for name, label in (("A", "run_contract"), ("H", "by hand: one df.agg"), ("G", "by hand: df.agg + distinct apart")):
         seconds.plot(rows, [statistics.median(measured[r][name].seconds) for r in rows], "o-", label=label)
     seconds.set(yscale="log", ylabel="seconds (median)", title=f"{contract}, Spark local[2]")
     seconds.legend()
     highest = 2.0
     for r in rows:
-        each = [a / h for a, h in zip(measured[r]["A"].seconds, measured[r]["H"].seconds, strict=True)]
+        each = [a / h for a, h in zip(measured[r]["A"].seconds, measured[r]["best"].seconds, strict=True)]
         ratios.plot([r] * len(each), each, ".", color="grey", alpha=0.6)
         highest = max(highest, *each)
-    medians = [statistics.median(measured[r]["A"].seconds) / statistics.median(measured[r]["H"].seconds) for r in rows]
-    ratios.plot(rows, medians, "o-", color="black", label="A/H, medians (dots: each round)")
+    medians = [
+        statistics.median(measured[r]["A"].seconds) / statistics.median(measured[r]["best"].seconds) for r in rows
+    ]
+    ratios.plot(rows, medians, "o-", color="black", label="run ÷ the faster hand plan, medians (dots: rounds)")
     ratios.axhline(TARGET, color="red", linestyle="--", label=f"target {TARGET}")
-    ratios.set(xscale="log", xlabel="rows", ylabel="run_contract / hand plan", ylim=(0, highest * 1.1))
+    ratios.set(xscale="log", xlabel="rows", ylabel="run_contract / faster hand plan", ylim=(0, highest * 1.1))
     ratios.legend()
     if load >= 1:
         note = f"NOT QUIET: load average up to {load:.1f}; not a measurement"

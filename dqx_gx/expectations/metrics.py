@@ -3,11 +3,13 @@
 Every kind's aggregate is a *table-domain aggregate partial*. GX bundles partials
 that share a compute domain and a graph level into one ``df.agg``
 (``SparkDFExecutionEngine.resolve_metric_bundle``). First-pass kinds share the
-first ``df.agg`` with ``table.row_count``. The second level (:class:`SecondPass`)
+first ``df.agg`` with ``table.row_count``; the key-based kinds (distinct counts, duplicates and
+the rows they mark) are read from one grouping of the batch's keys beside it
+(:mod:`dqx_gx.spark.keys`): exact distinct counts inside the shared ``df.agg`` would make Spark
+expand every row once per key and carry every other aggregate's buffer through a hash
+aggregation by the keys, several times slower at scale. The second level (:class:`SecondPass`)
 holds what needs the first: GX's own map metrics (``engine: greatExpectations``
-rules) and the exact percentiles' refining aggregates share the second ``df.agg``;
-the key-based kinds (distinct counts, duplicates and the rows they mark) are read
-from one grouping of the batch's keys beside it (:mod:`dqx_gx.spark.keys`). The first
+rules) and the exact percentiles' refining aggregates share the second ``df.agg``. The first
 pass's object aggregates (the exact percentiles' brackets:
 :attr:`~dqx_gx.spark.kinds.SparkKind.object_aggregate`) leave the first ``df.agg`` for one of
 their own beside it, so that the pass keeps Spark's generated code. What leaves a bundle is handed over by
@@ -169,8 +171,7 @@ class SecondPass(TableMetricProvider):
 
     GX's own map metrics (the ``engine: greatExpectations`` rules) reach that same depth of
     the validation graph, through their ``condition`` metric; aggregates that depend on this
-    one are resolved in the same bundle: the refining ones in the second ``df.agg`` with them,
-    the key-based ones by one grouping query (:class:`KeyAggregate`).
+    one are resolved in the same bundle: the refining ones in the second ``df.agg`` with them.
     """
 
     metric_name = "dqx.second_pass"
@@ -370,7 +371,8 @@ def after_the_first_pass(metric: MetricConfiguration) -> dict[str, MetricConfigu
 
 
 class KeyAggregate(KindAggregate):
-    """A second-pass kind's value (distinct counts, duplicates), read from its key's counts."""
+    """A key-based kind's value (distinct counts, duplicates), read from its key's counts: in the first level, by
+    the one grouping beside the first ``df.agg``."""
 
     metric_name = SECOND_PASS
 
@@ -385,10 +387,6 @@ class KeyAggregate(KindAggregate):
         of_key = spark_of(kind).of_key
         assert of_key is not None, f"{kind.metric} is a second-pass kind without a value from its key"
         return of_key
-
-    @classmethod
-    def waits_for(cls, metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
-        return after_the_first_pass(metric)
 
 
 def _marked(counts: KeyCounts) -> int:
