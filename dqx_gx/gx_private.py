@@ -52,6 +52,12 @@ from dqx_gx.files import write_atomically
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.threads import kept_thread
 
+GX_VERSION = tuple(int(part) for part in gx.__version__.split(".")[:2])
+KEEPS_CONTEXTS = GX_VERSION >= (1, 24)
+"""Whether an ephemeral context may be kept and given run after run (``run/warm.py``): GX 1.7 then fails the next
+context's runs ("<asset> not found", a datasource that "could not be retrieved"); measured on 1.7.1 and 1.24.1 only,
+so older versions make a context each run, as before."""
+
 
 def expectations_equal(first: Expectation, second: Expectation) -> bool:
     """GX's own test for "the same expectation" in a suite (it ignores meta, notes and id), so that two

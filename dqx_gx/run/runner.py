@@ -20,7 +20,7 @@ from dqx_gx.errors import SchemaValidationError
 from dqx_gx.expectations.checks import measured_in
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import SuiteBuild, build_suite, rule_id
-from dqx_gx.gx_private import atomic_writes, held_for_record, just_installed, run_actions
+from dqx_gx.gx_private import KEEPS_CONTEXTS, atomic_writes, held_for_record, just_installed, run_actions
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, deliveries, parse_target, require_plugins
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -144,7 +144,10 @@ def run_contract(
         _require_declared_schema(contract, Columns.of(dataframe))
     references = with_the_batch(contract, dataframe, references)
     if context is None:  # one whose docs are built from its results is the run's own
-        context = ephemeral_context() if data_docs else shared_context(dataframe.sparkSession)
+        kept = KEEPS_CONTEXTS and not data_docs
+        context = (
+            shared_context(dataframe.sparkSession, contract) if kept else ephemeral_context(keep_results=data_docs)
+        )
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
 
     def translated(into: AbstractDataContext) -> tuple[SuiteBuild, Artifacts]:
