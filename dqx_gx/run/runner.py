@@ -108,8 +108,8 @@ def run_contract(
     (default: today's date, no tags). ``context`` is any GX context (default: an
     ephemeral one, which keeps the suite, validation definition, checkpoint and result only for
     ``data_docs``: without, they are reached from the run's ``checkpoint_result``, and the context is this
-    thread's for the Spark session, where the same contract object run again reuses its translated suite and
-    checkpoint; with, it is new each run); they are added to it.
+    thread's for the Spark session (with GX 1.24), where the same contract object run again reuses its translated
+    suite and checkpoint; with, it is new each run); they are added to it.
     ``strict_schema`` raises :class:`SchemaValidationError` for a missing column, a
     type mismatch or NULLs in a required column instead of reporting failed assertions.
     ``data_docs`` adds GX's UpdateDataDocsAction.
@@ -145,9 +145,7 @@ def run_contract(
     references = with_the_batch(contract, dataframe, references)
     if context is None:  # one whose docs are built from its results is the run's own
         kept = KEEPS_CONTEXTS and not data_docs
-        context = (
-            shared_context(dataframe.sparkSession, contract) if kept else ephemeral_context(keep_results=data_docs)
-        )
+        context = shared_context(dataframe.sparkSession) if kept else ephemeral_context(keep_results=data_docs)
     run_id = RunIdentifier(run_name=f"{contract.name or contract.dataset} @ {moment:%Y-%m-%dT%H:%M:%SZ}")
 
     def translated(into: AbstractDataContext) -> tuple[SuiteBuild, Artifacts]:

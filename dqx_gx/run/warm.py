@@ -43,33 +43,17 @@ class _Kept:
         self.installed = installed
 
 
-def shared_context(session: SparkSession, contract: Contract) -> AbstractDataContext:
-    """This thread's context for runs of ``contract`` on ``session`` that are given none and build no data docs:
-    one only dqx-gx holds (:func:`~dqx_gx.run.artifacts.ephemeral_context` without results), kept while the session
-    and the contract object are. A new session gets a new context, so GX's execution engine never works on a
-    stopped session; another contract gets its own, as GX 1.7 loses a datasource's earlier assets when a second
-    asset is added to it in an ephemeral context."""
-    contexts: weakref.WeakKeyDictionary[SparkSession, dict[int, _KeptContext]] | None = getattr(
-        _THREAD, "contexts", None
-    )
+def shared_context(session: SparkSession) -> AbstractDataContext:
+    """This thread's context for runs on ``session`` that are given none and build no data docs: one only
+    dqx-gx holds (:func:`~dqx_gx.run.artifacts.ephemeral_context` without results), kept while the session is.
+    A new session gets a new context, so GX's execution engine never works on a stopped session."""
+    contexts: weakref.WeakKeyDictionary[SparkSession, AbstractDataContext] | None = getattr(_THREAD, "contexts", None)
     if contexts is None:
         contexts = _THREAD.contexts = weakref.WeakKeyDictionary()
-    of_session = contexts.setdefault(session, {})
-    found = of_session.get(id(contract))
-    if found is not None and found.contract() is contract:
-        return found.context
-    context = ephemeral_context(keep_results=False)
-    key = id(contract)
-    of_session[key] = _KeptContext(weakref.ref(contract, lambda _: of_session.pop(key, None)), context)
+    context = contexts.get(session)
+    if context is None:
+        context = contexts[session] = ephemeral_context(keep_results=False)
     return context
-
-
-class _KeptContext:
-    """A contract's own context, while the contract object lives."""
-
-    def __init__(self, contract: weakref.ref[Contract], context: AbstractDataContext) -> None:
-        self.contract = contract
-        self.context = context
 
 
 def installed(
