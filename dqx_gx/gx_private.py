@@ -11,6 +11,8 @@ renderer (``expectations/base.py``), ``MetricProvider._get_evaluation_dependenci
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import json
 import os
 import weakref
@@ -19,7 +21,7 @@ from concurrent import futures
 from contextvars import ContextVar
 from functools import partial
 from types import MethodType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import great_expectations as gx
 from great_expectations.checkpoint.checkpoint import CheckpointResult
@@ -28,7 +30,7 @@ from great_expectations.core.freshness_diagnostics import (
     CheckpointFreshnessDiagnostics,
     ValidationDefinitionFreshnessDiagnostics,
 )
-from great_expectations.core.id_dict import IDDict
+from great_expectations.core.id_dict import IDDict, IDDictID
 from great_expectations.core.metric_function_types import MetricPartialFunctionTypes
 from great_expectations.core.serdes import _IdentifierBundle
 from great_expectations.data_context import AbstractDataContext
@@ -407,6 +409,71 @@ def _asks_no_rows(configuration: MetricComputationConfiguration) -> bool:
         and result_format.get("result_format") != "COMPLETE"
         and result_format.get("partial_unexpected_count") == 0
     )
+
+
+class IdOnce(IDDict):
+    """Metric kwargs whose id is computed once. GX computes a ``MetricConfiguration``'s id from its kwargs'
+    ``IDDict.to_id()`` (a JSON dump, each value through ``convert_to_json_serializable``, and an MD5 digest) every
+    time one is built: an expectation's metric, each of their dependencies (which share their kwargs), and again
+    when its result is judged. The id is kept until the kwargs change."""
+
+    def __init__(self, values: Mapping[str, Any], known: IDDictID | None = None) -> None:
+        super().__init__(values)
+        self._known = known
+
+    def to_id(self, id_keys: Any = None, id_ignore_keys: Any = None) -> IDDictID:
+        if id_keys is not None or id_ignore_keys is not None:
+            return super().to_id(id_keys, id_ignore_keys)
+        if self._known is None:
+            self._known = super().to_id()
+        return self._known
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> IdOnce:  # GX copies a domain before each use
+        return IdOnce(copy.deepcopy(dict(self), memo), self._known)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._known = None
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._known = None
+        super().__delitem__(key)
+
+    def __ior__(self, other: Any) -> Self:  # type: ignore[misc]  # | gives a plain dict, |= keeps the class
+        self._known = None
+        return super().__ior__(other)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._known = None
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._known = None
+        return super().setdefault(key, default)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self._known = None
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        self._known = None
+        return super().popitem()
+
+    def clear(self) -> None:
+        self._known = None
+        super().clear()
+
+
+def table_domain(batch_id: str | None) -> IdOnce:
+    """The table domain of ``batch_id`` (``TableMetricProvider.domain_keys``, as GX's ``get_metric_kwargs`` builds
+    it for ``table.row_count``), its id computed once per batch; each call gives a copy of its own."""
+    kept = _kept_table_domain(batch_id)
+    return IdOnce(kept, kept.to_id())
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_table_domain(batch_id: str | None) -> IdOnce:
+    return IdOnce({"batch_id": batch_id, "table": None, "row_condition": None, "condition_parser": None})
 
 
 def _sort_key(metric_id: Any) -> tuple[str, ...]:

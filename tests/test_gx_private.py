@@ -5,6 +5,7 @@ Each test fails loudly, naming the assumption, when a GX upgrade breaks it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import inspect
@@ -27,6 +28,7 @@ import great_expectations.expectations as gxe
 import pyspark.errors.utils as pyspark_errors
 import pytest
 from great_expectations.core.batch_definition import BatchDefinition
+from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_function_types import MetricFunctionTypes, MetricPartialFunctionTypes
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
@@ -37,7 +39,7 @@ from great_expectations.execution_engine.execution_engine import ExecutionEngine
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.expectation_configuration import parse_result_format
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
-from great_expectations.expectations.registry import get_metric_provider, get_renderer_impl
+from great_expectations.expectations.registry import get_metric_kwargs, get_metric_provider, get_renderer_impl
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from packaging.version import Version
@@ -52,6 +54,7 @@ from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
     SAMPLE_QUERIES,
     AtomicFilesystemStoreBackend,
+    IdOnce,
     InstalledCheckpoint,
     InstalledValidationDefinition,
     add_spark_datasource,
@@ -67,6 +70,7 @@ from dqx_gx.gx_private import (
     run_actions,
     stored_record,
     suite_owner,
+    table_domain,
 )
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
@@ -732,3 +736,58 @@ def test_a_suite_resolves_through_its_owner_or_before_gx_1_18_the_current_contex
     later = ephemeral_context()  # now the current context
     assert suite_owner(suite) is (ours if hasattr(suite, "_owner") else later)
     assert suite_owner(later.suites.add(gx.ExpectationSuite(name="theirs"))) is later
+
+
+def test_a_metric_id_is_its_kwargs_to_id_and_a_dependency_shares_its_metrics_kwargs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids: list[Any] = []
+    to_id = IDDict.to_id
+
+    def counted(self: IDDict, *args: Any, **kwargs: Any) -> Any:
+        ids.append(to_id(self, *args, **kwargs))
+        return ids[-1]
+
+    monkeypatch.setattr(IDDict, "to_id", counted)
+    domain, value = table_domain("batch-1"), IdOnce({"kind": "null_count", "column": "a"})
+    metric = MetricConfiguration("dqx.aggregate", domain, value)
+    plain = MetricConfiguration("dqx.aggregate", IDDict(domain), IDDict(value))
+    assert metric.id == plain.id  # the same id as GX's own dicts give
+    assert metric.metric_domain_kwargs is domain and metric.metric_value_kwargs is value  # kept, not copied
+    computed = len(ids)
+    dependency = MetricConfiguration(
+        "dqx.aggregate.aggregate_fn", metric.metric_domain_kwargs, metric.metric_value_kwargs
+    )
+    again = MetricConfiguration("dqx.aggregate", domain, value)
+    assert dependency.id[1:] == metric.id[1:] and again.id == metric.id
+    assert len(ids) == computed, "the ids of kwargs already seen are computed again"
+
+
+def test_the_table_domain_is_the_one_gx_builds_for_a_table_metric() -> None:
+    configuration = gxe.ExpectColumnValuesToNotBeNull(column="a").configuration
+    configuration.kwargs["batch_id"] = "batch-1"
+    built = get_metric_kwargs("table.row_count", configuration=configuration)["metric_domain_kwargs"]
+    assert built == table_domain("batch-1")
+    assert built.to_id() == table_domain("batch-1").to_id() == IDDict(table_domain("batch-1")).to_id()
+    assert table_domain("batch-2").to_id() != table_domain("batch-1").to_id()
+
+
+def test_kwargs_that_change_forget_their_id_and_a_deep_copy_keeps_it() -> None:
+    value = IdOnce({"kind": "min", "column": "a"})
+    first = value.to_id()
+    copied = copy.deepcopy(value)
+    assert isinstance(copied, IdOnce) and copied == value and copied.to_id() == first
+    for change in (
+        lambda v: v.__setitem__("column", "b"),
+        lambda v: v.update(column="b"),
+        lambda v: v.setdefault("now", 1),
+        lambda v: v.pop("column"),
+        lambda v: v.__delitem__("column"),
+        lambda v: v.__ior__({"column": "b"}),
+        lambda v: v.popitem(),
+        lambda v: v.clear(),
+    ):
+        changed = copy.deepcopy(value)
+        change(changed)
+        assert changed.to_id() == IDDict(changed).to_id() != first
+    assert value.to_id(id_ignore_keys={"column"}) == IDDict(value).to_id(id_ignore_keys={"column"}) != first

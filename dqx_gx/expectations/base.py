@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from great_expectations.core.id_dict import IDDict
 from great_expectations.core.metric_domain_types import MetricDomainTypes
 from great_expectations.expectations.expectation import BatchExpectation
 from great_expectations.expectations.expectation_configuration import parse_result_format
@@ -105,13 +104,12 @@ class DqxExpectation(BatchExpectation):
         dependencies = ValidationDependencies(
             metric_configurations={}, result_format=parse_result_format(result_format)
         )
-        # The table domain of every dqx metric (TableMetricProvider.domain_keys), built directly:
-        # GX's get_metric_kwargs would rebuild this expectation's configuration for each metric.
-        domain = IDDict({"batch_id": self.batch_id, "table": None, "row_condition": None, "condition_parser": None})
+        # The table domain of every dqx metric, built directly: GX's get_metric_kwargs would rebuild this
+        # expectation's configuration for each metric.
+        domain = gx_private.table_domain(self.batch_id)
         for key, (name, value_kwargs) in {BATCH_SCHEMA: (BATCH_SCHEMA, {}), **self.metrics_read()}.items():
-            dependencies.set_metric_configuration(
-                key, MetricConfiguration(name, metric_domain_kwargs=domain, metric_value_kwargs=value_kwargs)
-            )
+            configuration = MetricConfiguration(name, domain, gx_private.IdOnce(value_kwargs))
+            dependencies.set_metric_configuration(key, configuration)
         return dependencies
 
     def _validate(

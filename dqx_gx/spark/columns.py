@@ -72,6 +72,10 @@ class Columns:
     schema: StructType
     case_sensitive: bool = False
 
+    def __hash__(self) -> int:
+        # by the names alone (equal columns have equal names): a StructType hashes its whole text
+        return hash((tuple(self.schema.names), self.case_sensitive))
+
     @classmethod
     def of(cls, frame: DataFrame) -> Columns:
         session = frame.sparkSession

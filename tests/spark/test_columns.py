@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from dqx_gx.spark.columns import Columns, case_rule_read
 from tests.gateway import commands_sent
@@ -29,3 +30,13 @@ def test_a_batch_of_another_session_is_read_by_its_own_rule(spark: SparkSession)
         found = Columns.of(frame)
     assert found.case_sensitive is True
     assert found.find("B") == frame.schema["B"]
+
+
+def test_columns_equal_by_schema_hash_alike_and_columns_of_other_types_stay_apart() -> None:
+    text = Columns(StructType([StructField("a", StringType()), StructField("b", LongType())]))
+    same = Columns(StructType([StructField("a", StringType()), StructField("b", LongType())]))
+    retyped = Columns(StructType([StructField("a", LongType()), StructField("b", LongType())]))
+    assert text == same and hash(text) == hash(same)
+    assert text != retyped and text != Columns(text.schema, case_sensitive=True)
+    kept = {text: "text", retyped: "retyped"}
+    assert kept[same] == "text" and kept[retyped] == "retyped" and len(kept) == 2
