@@ -10,6 +10,7 @@ the ``dqx`` keeps them apart from GX's built-ins.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import asdict
 from datetime import date, datetime
 from typing import Any, ClassVar, Union
 
@@ -106,7 +107,7 @@ class KindExpectation(DqxExpectation):
         if self.kind.marks_by_key:
             needed[DUPLICATED_ROWS] = kwargs
         if (wanted := wanted_in_pass()) is not None and self.samples_in_pass:
-            needed[MARKED_SAMPLES] = {**marked(self.kind, metric, self.interval), **wanted.value_kwargs()}
+            needed[MARKED_SAMPLES] = {**kwargs, "interval": asdict(self.interval), **wanted.value_kwargs()}
         return needed
 
     @property

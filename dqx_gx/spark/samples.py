@@ -9,7 +9,8 @@ plan gives the rows in. Two paths give them:
   the row alone adds ``min_by(texts, order, limit)`` over its marked rows beside its count, and the run's
   expectations hand the values over (:func:`sampled_in_pass`), so a failing run makes no job for them;
 - in one query after the run (:func:`failed_row_samples`) for the others (a duplicates rule's marks need
-  the shuffle of its window, a foreign key's the join with its referenced keys) and on earlier Sparks. Each
+  the shuffle of its window, a foreign key's the join with its referenced keys; a type rule of values read
+  as text has no kind aggregate to ride) and on earlier Sparks. Each
   rule keeps a marked row when its bucket falls under a threshold chosen from the rule's marked-row count
   (known from the run), so about ``OVERSAMPLE × limit`` rows per rule reach the driver however many rows
   failed, and the ``limit`` lowest are kept.

@@ -1,4 +1,5 @@
-"""Failed-row samples: only for failing row-level rules, one extra Spark job, sensitive values never shown."""
+"""Failed-row samples: only for failing row-level rules, taken in the run's pass (Spark 4.2 on) or by one extra Spark
+job, the same rows either way, sensitive values never shown."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,9 @@ from dqx_gx.spark.samples import OVERSAMPLE, failed_row_samples
 from dqx_gx.spark_versions import BOTTOM_K
 from tests.conftest import shown
 from tests.documents import odcs_document
+from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
 
+NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 SECRET = "s3cr3t.person@example.org"
 SALARY = 987654.25
 
@@ -194,6 +198,32 @@ def test_the_pass_shows_the_rows_the_query_after_the_run_shows(spark: SparkSessi
                 assert len(after[result.rule.id].rows) == limit
     status = after[next(r.rule.id for r in run.rule_results if r.rule.name == "status valid")]
     assert any(s is None for _, s in status.rows)  # a NULL status is marked and shown as none
+
+
+@pytest.mark.compat
+def test_every_row_level_kind_shows_the_same_rows_from_the_pass_and_from_the_query_after(spark: SparkSession) -> None:
+    """Each kind's marks in the pass are the gate's (a moment, an interval, array items, a nested field), and the
+    duplicates and foreign keys, which need the query after the run, show theirs beside."""
+    contract, frame, references = every_row_level_kind(), spark.createDataFrame(awkward_rows(), DDL), statuses(spark)
+    run = run_contract(contract, frame, references=references, now=NOW, samples=3)
+    failing = {r.rule.id: r.rows_marked for r in run.rule_results if r.assertion.status == "FAILED" and r.rows_marked}
+    assert len(failing) >= 10
+    after = failed_row_samples(contract, frame, failing, 3, references, now=NOW)
+    assert set(after) == set(failing)
+    for result in run.rule_results:
+        if result.rule.id in failing:
+            assert shown(result, "failed rows") == after[result.rule.id], result.rule.name
+
+
+def test_a_contract_run_again_on_its_warm_session_takes_the_samples_each_run_asks(
+    spark: SparkSession, contract: Contract
+) -> None:
+    """The pass's expressions are kept between runs (expectations.built): keyed on the limit too."""
+    frame = many_broken(spark)
+    for limit in (2, 4, 0, 2):
+        run = run_contract(contract, frame, samples=limit)
+        status = shown(next(r for r in run.rule_results if r.rule.name == "status valid"), "failed rows")
+        assert (len(status.rows) if status is not None else 0) == limit
 
 
 def test_samples_taken_in_the_pass_hide_sensitive_values_and_leave_gx_results_alone(
