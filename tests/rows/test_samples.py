@@ -24,6 +24,7 @@ from dqx_gx.spark_versions import BOTTOM_K
 from tests.conftest import shown
 from tests.documents import odcs_document
 from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
+from tests.spark_plans import executed_plans
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 SECRET = "s3cr3t.person@example.org"
@@ -174,6 +175,14 @@ def test_the_rows_shown_do_not_depend_on_the_order_spark_gives(spark: SparkSessi
         assert samples is not None and len(samples.rows) == 5
         seen.add(samples.rows)
     assert len(seen) == 1  # the 5 marked rows with the lowest hash, in that order
+
+
+def test_no_samples_asked_adds_no_aggregate_to_the_pass(spark: SparkSession, contract: Contract) -> None:
+    frame = people(spark, 3)
+    for samples in (0, 5):
+        with executed_plans(spark, f"samples {samples}") as plans:
+            run_contract(contract, frame, samples=samples)
+        assert plans and any("min_by(" in plan for plan in plans) == (samples > 0 and BOTTOM_K.available)
 
 
 def many_broken(spark: SparkSession) -> DataFrame:
