@@ -53,6 +53,9 @@ CLASSIC_SESSION_TAGS = Feature("session tags on a classic session (SparkSession.
 properties, ``SparkContext.addJobTag``)."""
 CALL_SITES = Feature("recording the call site of each Column", (4, 0))
 """PySpark's DataFrame debugging (``spark.python.sql.dataFrameDebugging.enabled``); 3.5 records none."""
+BOTTOM_K = Feature("min_by with a count of values (the k with the lowest order)", (4, 2))
+"""``min_by(value, order, k)``: an array of the ``k`` values of the lowest non-NULL ``order``, ascending, kept in a
+bounded heap: failed-row samples ride a run's aggregation pass; before, they take a query of their own."""
 QUERY_CONTEXT_LOGS = Feature("PySpark's own loggers (pyspark.logger)", (4, 0))
 """The loggers PySpark writes an analysis error's query context to, as a JSON line on stderr."""
 

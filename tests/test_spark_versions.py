@@ -25,6 +25,7 @@ from dqx_gx.rules.rule import DataType
 from dqx_gx.sources.choices import SourceError
 from dqx_gx.spark.types import type_mismatch
 from dqx_gx.spark_versions import (
+    BOTTOM_K,
     CALL_SITE_SWITCH,
     CALL_SITES,
     CLASSIC_SESSION_TAGS,
@@ -58,6 +59,7 @@ def test_each_feature_is_there_exactly_where_it_is_said_to_be() -> None:
     assert CALL_SITES.available == hasattr(pyspark.errors.utils, "_enable_debugging_cache")
     assert CALL_SITE_SWITCH is (pyspark.errors.utils if CALL_SITES.available else None)
     assert QUERY_CONTEXT_LOGS.available == (importlib.util.find_spec("pyspark.logger") is not None)
+    assert BOTTOM_K.available == ("k" in inspect.signature(F.min_by).parameters)
     assert callable(FUNCTIONS._get_jvm_function)
     assert F.upper.__module__ == FUNCTIONS.__name__  # the module whose lookup every F.<function> calls
     # what PySpark's first call into the JVM imports (its type converters), taken early by session.Starting
@@ -73,6 +75,7 @@ def test_a_missing_feature_says_which_version_it_needs() -> None:
         CALL_SITES,
         CLASSIC_SESSION_TAGS,
         QUERY_CONTEXT_LOGS,
+        BOTTOM_K,
     ):
         since = ".".join(map(str, feature.since))
         expected = (
@@ -98,6 +101,22 @@ def test_query_context_loggers_are_pysparks_where_it_has_them() -> None:
     assert (logger is not None) == QUERY_CONTEXT_LOGS.available
     if logger is not None:
         assert type(logger).__name__ == "PySparkLogger"
+
+
+def test_min_by_with_a_count_keeps_the_lowest_orders_ascending_from_spark_4_2(spark: SparkSession) -> None:
+    """What the samples taken in a run's pass rest on: ``min_by(value, order, k)`` gives the ``k`` values of the
+    lowest orders, lowest first, a NULL order never, NULL when no row has an order (struct orders compared field by
+    field)."""
+    frame = spark.createDataFrame([(v, o) for v, o in enumerate([5, None, 3, 9, 1, 3])], "v int, o int")
+    order = "CASE WHEN o IS NULL THEN NULL ELSE named_struct('o', o, 'v', -v) END"
+    query = f"min_by(v, {order}, 3)"
+    if not BOTTOM_K.available:
+        with pytest.raises(AnalysisException):
+            frame.agg(F.expr(query)).collect()
+        return
+    assert frame.agg(F.expr(query)).first()[0] == [4, 5, 2]  # type: ignore[index]
+    assert frame.where("o IS NULL").agg(F.expr(query)).first()[0] is None  # type: ignore[index]
+    assert frame.where("false").agg(F.expr(query)).first()[0] is None  # type: ignore[index]
 
 
 def test_the_error_condition_is_read_under_either_name(spark: SparkSession, tmp_path: object) -> None:

@@ -235,5 +235,11 @@ class DqxExpectation(BatchExpectation):
         return f"{subject} {verb} {' and '.join(parts)}"
 
 
+def rule_id(meta: dict[str, Any] | None) -> str | None:
+    """The id of the rule an expectation was built for (``meta.dqx.rule_id``), if it has one."""
+    found = (meta or {}).get("dqx", {}).get("rule_id")
+    return found if isinstance(found, str) else None
+
+
 def _failed(reason: str) -> dict[str, Any]:
     return {"success": False, "result": {"observed_value": None, "details": {"failure": reason}}}

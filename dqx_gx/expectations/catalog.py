@@ -10,17 +10,19 @@ the ``dqx`` keeps them apart from GX's built-ins.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import asdict
 from datetime import date, datetime
 from typing import Any, ClassVar, Union
 
 from great_expectations.compatibility.pydantic import StrictBool, StrictFloat, StrictInt, StrictStr
 from great_expectations.core.suite_parameters import SuiteParameterDict
 
-from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured
+from dqx_gx.expectations.base import DqxExpectation, Observation, Observed, Unmeasured, rule_id
 from dqx_gx.expectations.metrics import (
     BATCH_SCHEMA,
     DUPLICATED_ROWS,
     MARKED_ROWS,
+    MARKED_SAMPLES,
     NUM_ROWS,
     UNCAST_VALUES,
     marked,
@@ -36,6 +38,7 @@ from dqx_gx.rules.rule import DataType
 from dqx_gx.rules.timestamps import epoch_micros
 from dqx_gx.spark.columns import type_problem, type_text
 from dqx_gx.spark.kinds import Pass, spark_of
+from dqx_gx.spark.samples import wanted_in_pass
 from dqx_gx.spark.types import type_mismatch
 
 StrictScalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]  # noqa: UP007 - pydantic v1 needs typing.Union
@@ -103,7 +106,18 @@ class KindExpectation(DqxExpectation):
             needed[MARKED_ROWS] = marked(self.kind, metric, self.interval)
         if self.kind.marks_by_key:
             needed[DUPLICATED_ROWS] = kwargs
+        if (wanted := wanted_in_pass()) is not None and self.samples_in_pass:
+            needed[MARKED_SAMPLES] = {**kwargs, "interval": asdict(self.interval), **wanted.value_kwargs()}
         return needed
+
+    @property
+    def samples_in_pass(self) -> bool:
+        """A rule that can fail whose marks read the row alone (no other rows' keys, no referenced dataset):
+        its failed-row samples can ride the first pass (:mod:`dqx_gx.spark.samples`)."""
+        marks = self.kind.marks
+        local = isinstance(marks, Marks) and marks.reach in (Reach.ROW, Reach.BOUNDS)
+        bounded = self.min_value is not None or self.max_value is not None
+        return local and bounded and spark_of(self.kind).pass_ is Pass.FIRST
 
     @property
     def marks_by_bounds(self) -> bool:
@@ -122,6 +136,9 @@ class KindExpectation(DqxExpectation):
                 return Unmeasured(problem)
         if self.kind.needs_now and self.moment() is None:
             return Unmeasured(f"'now' gives no moment to measure from: {getattr(self, 'now', None)!r}")
+        wanted = wanted_in_pass()
+        if wanted is not None and metrics.get(MARKED_SAMPLES) is not None and (rule := rule_id(self.meta)):
+            wanted.take(rule, metrics[BATCH_SCHEMA], metric.columns, metrics[MARKED_SAMPLES])
         raw = metrics[measured(self.kind, metric)[0]]
         if isinstance(raw, dict) and "error" in raw:  # a referenced dataset missing or not comparable
             return Unmeasured(raw["error"])

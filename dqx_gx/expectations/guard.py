@@ -19,7 +19,7 @@ from great_expectations.compatibility.pydantic import Field, validator
 from great_expectations.exceptions import GreatExpectationsError
 
 from dqx_gx import gx_private
-from dqx_gx.expectations.suite import rule_id
+from dqx_gx.expectations.base import rule_id
 
 GUARD_ACTION_TYPE = "dqx_gx_guard"
 

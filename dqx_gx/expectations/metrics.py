@@ -50,9 +50,10 @@ from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import Columns, type_problem
 from dqx_gx.spark.expressions import count_if, counted, num_rows
 from dqx_gx.spark.keys import Key, KeyCounts, in_groupings, key_counts, key_query
-from dqx_gx.spark.kinds import On, Pass, count_of, spark_of
+from dqx_gx.spark.kinds import On, Pass, count_of, marks_of, spark_of
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.references import given_reference, reference_keys, with_found_keys
+from dqx_gx.spark.samples import in_pass_samples, shown
 from dqx_gx.spark.text import Sql
 from dqx_gx.spark.threads import as_caller
 from dqx_gx.spark.uncast import uncast_count
@@ -64,6 +65,7 @@ SECOND_PASS = "dqx.distinct_aggregate"
 OWN_QUERY = "dqx.distinct_values"
 REFERENCE_QUERY = "dqx.reference_aggregate"
 MARKED_ROWS = "dqx.marked_rows"
+MARKED_SAMPLES = "dqx.marked_samples"
 UNCAST_VALUES = "dqx.uncast_values"
 REFINING = "dqx.refining_aggregate"
 REFINED = "dqx.refined"
@@ -363,6 +365,26 @@ class MarkedRows(KindAggregate):
         predicate = spark_of(kind).predicate
         assert predicate is not None
         return count_if(predicate(replace(on, interval=Interval(**kwargs["interval"]))))
+
+
+class MarkedSamples(KindAggregate):
+    """Up to ``samples`` of the rows a row-local rule marks (its ``interval`` given, as the gate marks them),
+    each the texts :mod:`dqx_gx.spark.samples` shows: a rule's failed-row samples, taken in the first pass
+    beside its count (Spark 4.2 and later). NULL when the rule's columns cannot be measured."""
+
+    metric_name = MARKED_SAMPLES
+    value_keys = (*MarkedRows.value_keys, "samples", "sample_key", "sensitive")
+    result_type = "array<array<string>>"
+
+    @classmethod
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
+        kind = KINDS[kwargs["kind"]]
+        on = measurable(kind, columns, kwargs)
+        if on is None:
+            return S.null(cls.result_type_of(kind))
+        marks = marks_of(kind, replace(on, interval=Interval(**kwargs["interval"])))
+        rows = shown(columns, kwargs["sample_key"], on.metric.columns, frozenset(kwargs["sensitive"]))
+        return in_pass_samples(rows, marks, kwargs["samples"])
 
 
 def after_the_first_pass(metric: MetricConfiguration) -> dict[str, MetricConfiguration]:

@@ -188,12 +188,6 @@ def _rule_meta(rule: Rule, contract: Contract) -> dict[str, Any]:
     return {k: v for k, v in meta.items() if v is not None}
 
 
-def rule_id(meta: dict[str, Any] | None) -> str | None:
-    """The id of the rule an expectation was built for (``meta.dqx.rule_id``), if it has one."""
-    found = (meta or {}).get("dqx", {}).get("rule_id")
-    return found if isinstance(found, str) else None
-
-
 def _suite_meta(contract: Contract, expectations: list[Expectation], skipped: dict[str, str]) -> dict[str, Any]:
     return {
         "contract": contract.check_name,

@@ -24,9 +24,9 @@ from great_expectations.exceptions import DataContextError
 from dqx_gx.actions import notify_actions
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import warn_contract
-from dqx_gx.expectations.base import DqxExpectation
+from dqx_gx.expectations.base import DqxExpectation, rule_id
 from dqx_gx.expectations.guard import DqxGuardAction
-from dqx_gx.expectations.suite import SuiteBuild, rule_id
+from dqx_gx.expectations.suite import SuiteBuild
 from dqx_gx.gx_private import (
     InstalledCheckpoint,
     InstalledValidationDefinition,

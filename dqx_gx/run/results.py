@@ -13,7 +13,7 @@ from returns.result import Failure, Result, Success
 
 from dqx_gx.actions.outcomes import rule_status
 from dqx_gx.contract.model import Contract
-from dqx_gx.expectations.suite import rule_id
+from dqx_gx.expectations.base import rule_id
 from dqx_gx.rules.details import TABLES, Detail
 from dqx_gx.rules.rule import CheckRule, ExpectationRule, Rule, TypeRule
 

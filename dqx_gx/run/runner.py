@@ -17,9 +17,10 @@ from dqx_gx.checks.reading import batch_name
 from dqx_gx.checks.values import history_for
 from dqx_gx.contract.model import Contract
 from dqx_gx.errors import SchemaValidationError
+from dqx_gx.expectations.base import rule_id
 from dqx_gx.expectations.checks import measured_in
 from dqx_gx.expectations.moment import measured_at
-from dqx_gx.expectations.suite import SuiteBuild, build_suite, rule_id
+from dqx_gx.expectations.suite import SuiteBuild, build_suite
 from dqx_gx.gx_private import KEEPS_CONTEXTS, atomic_writes, held_for_record, just_installed, run_actions
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, deliveries, parse_target, require_plugins
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
@@ -33,7 +34,7 @@ from dqx_gx.run.warm import installed, shared_context
 from dqx_gx.spark.columns import Columns, case_rule_read
 from dqx_gx.spark.jobs import Jobs, counted_jobs
 from dqx_gx.spark.references import References, references_given, with_the_batch
-from dqx_gx.spark.samples import failed_row_samples
+from dqx_gx.spark.samples import failed_row_samples, sampled_in_pass
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
@@ -203,6 +204,7 @@ def _checked(
         history_given(history_for(contract.rules, db, key)),
         just_installed(artifacts.checkpoint),
         held_for_record(artifacts.checkpoint),
+        sampled_in_pass(contract, samples) as in_pass,
     ):
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
     try:
@@ -211,11 +213,10 @@ def _checked(
         if db is not None:
             store_measured(db, key, measured_in(evrs))
         failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
-        found = (
-            failed_row_samples(contract, dataframe, failing, samples, references, now=moment)
-            if failing and samples > 0
-            else {}
-        )
+        found = {rule: in_pass[rule] for rule in failing if rule in in_pass}  # a passing rule's are dropped
+        rest = {rule: marks for rule, marks in failing.items() if rule not in found}
+        if rest and samples > 0:
+            found |= failed_row_samples(contract, dataframe, rest, samples, references, now=moment)
         results = tuple(
             replace(r, details=(*r.details, found[r.rule.id])) if r.rule.id in found else r for r in results
         )

@@ -1,4 +1,5 @@
-"""Failed-row samples: only for failing row-level rules, one extra Spark job, sensitive values never shown."""
+"""Failed-row samples: only for failing row-level rules, taken in the run's pass (Spark 4.2 on) or by one extra Spark
+job, the same rows either way, sensitive values never shown."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,14 @@ from pyspark.sql import functions as F
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.cli import main
 from dqx_gx.report import to_json, to_junit, to_table
+from dqx_gx.spark.samples import OVERSAMPLE, failed_row_samples
+from dqx_gx.spark_versions import BOTTOM_K
 from tests.conftest import shown
 from tests.documents import odcs_document
+from tests.rows.test_gate import DDL, awkward_rows, every_row_level_kind, statuses
+from tests.spark_plans import executed_plans
 
+NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 SECRET = "s3cr3t.person@example.org"
 SALARY = 987654.25
 
@@ -93,7 +100,11 @@ def jobs(spark: SparkSession, group: str) -> Iterator[list[int]]:
         spark.sparkContext.setJobGroup("none", "none")
 
 
-def test_samples_cost_one_job_only_when_a_row_level_rule_fails(spark: SparkSession, contract: Contract) -> None:
+@pytest.mark.compat
+def test_samples_cost_no_job_from_spark_4_2_else_one_only_when_a_row_level_rule_fails(
+    spark: SparkSession, contract: Contract
+) -> None:
+    """The failing rules here mark rows by the row alone: from Spark 4.2 their samples ride the run's pass."""
     failing, passing = people(spark, 3), people(spark, 0)
     counts = {}
     for name, frame, samples in (
@@ -106,7 +117,7 @@ def test_samples_cost_one_job_only_when_a_row_level_rule_fails(spark: SparkSessi
             run = run_contract(contract, frame, samples=samples)
         counts[name] = counted[0]
         assert all(shown(r, "failed rows") is None for r in run.rule_results) == (name != "fail5"), name
-    assert counts["fail5"] == counts["fail0"] + 1
+    assert counts["fail5"] == counts["fail0"] + (0 if BOTTOM_K.available else 1)
     assert counts["pass5"] == counts["pass0"]
 
 
@@ -164,6 +175,79 @@ def test_the_rows_shown_do_not_depend_on_the_order_spark_gives(spark: SparkSessi
         assert samples is not None and len(samples.rows) == 5
         seen.add(samples.rows)
     assert len(seen) == 1  # the 5 marked rows with the lowest hash, in that order
+
+
+def test_no_samples_asked_adds_no_aggregate_to_the_pass(spark: SparkSession, contract: Contract) -> None:
+    frame = people(spark, 3)
+    for samples in (0, 5):
+        with executed_plans(spark, f"samples {samples}") as plans:
+            run_contract(contract, frame, samples=samples)
+        assert plans and any("min_by(" in plan for plan in plans) == (samples > 0 and BOTTOM_K.available)
+
+
+def many_broken(spark: SparkSession) -> DataFrame:
+    """Every rule of the contract failing on hundreds of rows, NULLs among the values shown."""
+    frame = people(spark, 400)
+    return frame.withColumn("status", F.when(F.col("id") % 7 == 0, None).otherwise(F.col("status")))
+
+
+@pytest.mark.compat
+def test_the_pass_shows_the_rows_the_query_after_the_run_shows(spark: SparkSession, contract: Contract) -> None:
+    """The samples taken in the run's pass (Spark 4.2 on) and those of the query after it are the same rows in the
+    same order, whatever the plan's row order: one definition of the rows shown (docs/semantics.md)."""
+    frame = many_broken(spark)
+    for limit in (1, 5):
+        run = run_contract(contract, frame.repartition(3, "email"), samples=limit)
+        failing = {r.rule.id: r.rows_marked for r in run.rule_results if r.assertion.status == "FAILED"}
+        assert len(failing) == 3 and all(marks and marks > OVERSAMPLE * limit for marks in failing.values())
+        after = failed_row_samples(contract, frame.orderBy(F.col("id").desc()), failing, limit)  # no pass asked
+        for result in run.rule_results:
+            if result.rule.id in failing:
+                assert shown(result, "failed rows") == after[result.rule.id], result.rule.name
+                assert len(after[result.rule.id].rows) == limit
+    status = after[next(r.rule.id for r in run.rule_results if r.rule.name == "status valid")]
+    assert any(s is None for _, s in status.rows)  # a NULL status is marked and shown as none
+
+
+@pytest.mark.compat
+def test_every_row_level_kind_shows_the_same_rows_from_the_pass_and_from_the_query_after(spark: SparkSession) -> None:
+    """Each kind's marks in the pass are the gate's (a moment, an interval, array items, a nested field), and the
+    duplicates and foreign keys, which need the query after the run, show theirs beside."""
+    contract, frame, references = every_row_level_kind(), spark.createDataFrame(awkward_rows(), DDL), statuses(spark)
+    run = run_contract(contract, frame, references=references, now=NOW, samples=3)
+    failing = {r.rule.id: r.rows_marked for r in run.rule_results if r.assertion.status == "FAILED" and r.rows_marked}
+    assert len(failing) >= 10
+    after = failed_row_samples(contract, frame, failing, 3, references, now=NOW)
+    assert set(after) == set(failing)
+    for result in run.rule_results:
+        if result.rule.id in failing:
+            assert shown(result, "failed rows") == after[result.rule.id], result.rule.name
+
+
+def test_a_contract_run_again_on_its_warm_session_takes_the_samples_each_run_asks(
+    spark: SparkSession, contract: Contract
+) -> None:
+    """The pass's expressions are kept between runs (expectations.built): keyed on the limit too."""
+    frame = many_broken(spark)
+    for limit in (2, 4, 0, 2):
+        run = run_contract(contract, frame, samples=limit)
+        status = shown(next(r for r in run.rule_results if r.rule.name == "status valid"), "failed rows")
+        assert (len(status.rows) if status is not None else 0) == limit
+
+
+def test_samples_taken_in_the_pass_hide_sensitive_values_and_leave_gx_results_alone(
+    spark: SparkSession, contract: Contract
+) -> None:
+    run = run_contract(contract, people(spark, 3), samples=5)
+    by_name = {r.rule.name: r for r in run.rule_results}
+    cap = shown(by_name["salary cap"], "failed rows")
+    pattern = shown(by_name["email pattern ^[a-z]+@example\\.com$"], "failed rows")
+    assert cap is not None and sorted(cap.rows) == [("5000", "***"), ("5001", "***"), ("5002", "***")]
+    assert pattern is not None and sorted(pattern.rows) == [("5000", "***"), ("5001", "***"), ("5002", "***")]
+    stored = json.dumps(run.checkpoint_result.describe_dict(), default=str)
+    assert SECRET not in stored and str(SALARY) not in stored and "600000" not in stored
+    assert stored.count('"failed rows"') == 3  # the failing rules' samples only, as the run reports them
+    assert by_name["email nulls"].details == ()
 
 
 def test_statistics_of_sensitive_columns_are_judged_but_never_shown(spark: SparkSession, contract: Contract) -> None:

@@ -21,10 +21,10 @@ pytestmark = pytest.mark.compat  # .ci/run's version lanes run it
 ROWS = [(1, "a"), (2, None), (3, "c")]
 
 
-def contract(severity: str) -> Contract:
+def contract(severity: str, *, unique_id: bool = False) -> Contract:
     return one_table(
         [
-            {"name": "id", "logicalType": "integer"},
+            {"name": "id", "logicalType": "integer", **({"unique": True} if unique_id else {})},
             {
                 "name": "name",
                 "logicalType": "string",
@@ -48,12 +48,13 @@ def page_text(project: Path) -> tuple[str, str]:
     return text, (site / "index.html").read_text()
 
 
-def run_with_docs(spark: SparkSession, context: Any, severity: str) -> Any:
-    """One run of :func:`contract` on ``ROWS`` into ``context``'s data docs (its SQL rule is skipped)."""
+def run_with_docs(spark: SparkSession, context: Any, severity: str, rows: list[tuple[Any, ...]] = ROWS) -> Any:
+    """One run of :func:`contract` on ``rows`` into ``context``'s data docs (its SQL rule is skipped); a repeated id
+    breaks its uniqueness."""
     with pytest.warns(match="type 'sql' rules run only when allowed"):
         return run_contract(
-            contract(severity),
-            spark.createDataFrame(ROWS, "id int, name string"),
+            contract(severity, unique_id=len({row[0] for row in rows}) < len(rows)),
+            spark.createDataFrame(rows, "id int, name string"),
             now=NOW,
             context=context,
             data_docs=True,
@@ -128,8 +129,9 @@ def _samples(result: Any) -> list[list[str | None]]:
 def test_a_run_whose_samples_fail_still_builds_its_docs_and_raises(
     spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The actions wait for the samples; when taking them fails, the docs (and alerts) still come, from
-    GX's result as it stands, and the run raises the failure."""
+    """The actions wait for the samples taken after the run (a duplicates rule's, which the run's pass cannot
+    take); when taking them fails, the docs (and alerts) still come, from GX's result as it stands, and the run
+    raises the failure."""
 
     def fails(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the samples query failed")
@@ -137,7 +139,7 @@ def test_a_run_whose_samples_fail_still_builds_its_docs_and_raises(
     monkeypatch.setattr("dqx_gx.run.runner.failed_row_samples", fails)
     context = gx.get_context(mode="file", project_root_dir=str(tmp_path))
     with pytest.raises(RuntimeError, match="the samples query failed"):
-        run_with_docs(spark, context, "error")
+        run_with_docs(spark, context, "error", [*ROWS, (1, "d")])
     assert len(list((site_of(tmp_path) / "validations").rglob("*.html"))) == 1
     text, _ = page_text(tmp_path)
     assert "Status: Failed" in text  # GX's own verdict: dqx-gx's was never stored
