@@ -314,6 +314,9 @@ class Measured:
     compiled: list[int] = field(default_factory=list)
     """Classes Spark generated and compiled during the run: none when its code cache (100 entries by
     default, ``spark.sql.codegen.cache.maxEntries``) still holds the run's plans from the round before."""
+    tasks: list[int] = field(default_factory=list)
+    """Tasks the run's Spark jobs ran (a stage whose shuffle output an earlier job of the query wrote is skipped,
+    its tasks not run)."""
 
     def keep_fastest(self, runs: Measured) -> None:
         """Add the fastest of ``runs`` (the least disturbed by the machine, as ``timeit`` advises) as one figure,
@@ -325,6 +328,7 @@ class Measured:
             (self.cpu, runs.cpu),
             (self.in_jobs, runs.in_jobs),
             (self.compiled, runs.compiled),
+            (self.tasks, runs.tasks),
         ):
             mine.append(theirs[i])
         self.left_cached = self.left_cached or runs.left_cached
@@ -359,6 +363,7 @@ def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[],
     jobs = jobs_of(spark, group)
     record.jobs.append(len(jobs))
     record.in_jobs.append(job_seconds(spark, jobs))
+    record.tasks.append(tasks_of(spark, jobs))
     record.left_cached = record.left_cached or frame.is_cached
     frame.unpersist()  # the next method starts from the same uncached data
 
@@ -416,6 +421,12 @@ def job_seconds(spark: SparkSession, jobs: list[int]) -> float:
         elif end > reached:
             total, reached = total + end - reached, end
     return total / 1000
+
+
+def tasks_of(spark: SparkSession, jobs: list[int]) -> int:
+    """The tasks ``jobs`` ran, from Spark's status store (once :func:`job_seconds` has waited for them to end)."""
+    store: Any = spark.sparkContext._jsc.sc().statusStore()  # type: ignore[union-attr]
+    return sum(store.job(job).numCompletedTasks() for job in jobs)
 
 
 def alternate(

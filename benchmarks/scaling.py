@@ -220,7 +220,12 @@ def one_size(spark: SparkSession, rows: int, rules: Contract, args: argparse.Nam
 
 
 def _jobs(m: Measured) -> str:
-    low, high = min(m.jobs), max(m.jobs)
+    """The Spark jobs of a method's runs and the tasks they ran: one figure each where every run made the same."""
+    return f"{_span(m.jobs)} ({_span(m.tasks)} tasks)"
+
+
+def _span(counts: list[int]) -> str:
+    low, high = min(counts), max(counts)
     return f"{low}" if low == high else f"{low}-{high}"
 
 
