@@ -25,6 +25,7 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import importlib
 import itertools
@@ -319,19 +320,18 @@ class Measured:
     its tasks not run)."""
 
     def keep_fastest(self, runs: Measured) -> None:
-        """Add the fastest of ``runs`` (the least disturbed by the machine, as ``timeit`` advises) as one figure,
-        with its own jobs, CPU and time in jobs."""
-        i = runs.seconds.index(min(runs.seconds))
-        for mine, theirs in (
-            (self.seconds, runs.seconds),
-            (self.jobs, runs.jobs),
-            (self.cpu, runs.cpu),
-            (self.in_jobs, runs.in_jobs),
-            (self.compiled, runs.compiled),
-            (self.tasks, runs.tasks),
-        ):
-            mine.append(theirs[i])
+        keep_fastest(self, runs, runs.seconds)
         self.left_cached = self.left_cached or runs.left_cached
+
+
+def keep_fastest(figures: Any, runs: Any, wall: list[float]) -> None:
+    """Add the fastest of ``runs`` (by its ``wall`` times; the least disturbed by the machine, as ``timeit``
+    advises) to ``figures`` as one figure, with that run's own jobs, CPU and the rest: every list field of the
+    two dataclasses."""
+    fastest = wall.index(min(wall))
+    for each in dataclasses.fields(figures):
+        if isinstance(mine := getattr(figures, each.name), list):
+            mine.append(getattr(runs, each.name)[fastest])
 
 
 def jvm_cpu_seconds(spark: SparkSession) -> float:
