@@ -25,6 +25,7 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import importlib
 import itertools
@@ -314,6 +315,23 @@ class Measured:
     compiled: list[int] = field(default_factory=list)
     """Classes Spark generated and compiled during the run: none when its code cache (100 entries by
     default, ``spark.sql.codegen.cache.maxEntries``) still holds the run's plans from the round before."""
+    tasks: list[int] = field(default_factory=list)
+    """Tasks the run's Spark jobs ran (a stage whose shuffle output an earlier job of the query wrote is skipped,
+    its tasks not run)."""
+
+    def keep_fastest(self, runs: Measured) -> None:
+        keep_fastest(self, runs, runs.seconds)
+        self.left_cached = self.left_cached or runs.left_cached
+
+
+def keep_fastest(figures: Any, runs: Any, wall: list[float]) -> None:
+    """Add the fastest of ``runs`` (by its ``wall`` times; the least disturbed by the machine, as ``timeit``
+    advises) to ``figures`` as one figure, with that run's own jobs, CPU and the rest: every list field of the
+    two dataclasses."""
+    fastest = wall.index(min(wall))
+    for each in dataclasses.fields(figures):
+        if isinstance(mine := getattr(figures, each.name), list):
+            mine.append(getattr(runs, each.name)[fastest])
 
 
 def jvm_cpu_seconds(spark: SparkSession) -> float:
@@ -345,6 +363,7 @@ def measure(spark: SparkSession, frame: DataFrame, label: str, run: Callable[[],
     jobs = jobs_of(spark, group)
     record.jobs.append(len(jobs))
     record.in_jobs.append(job_seconds(spark, jobs))
+    record.tasks.append(tasks_of(spark, jobs))
     record.left_cached = record.left_cached or frame.is_cached
     frame.unpersist()  # the next method starts from the same uncached data
 
@@ -404,21 +423,38 @@ def job_seconds(spark: SparkSession, jobs: list[int]) -> float:
     return total / 1000
 
 
+def tasks_of(spark: SparkSession, jobs: list[int]) -> int:
+    """The tasks ``jobs`` ran, from Spark's status store (once :func:`job_seconds` has waited for them to end)."""
+    store: Any = spark.sparkContext._jsc.sc().statusStore()  # type: ignore[union-attr]
+    return sum(store.job(job).numCompletedTasks() for job in jobs)
+
+
 def alternate(
-    spark: SparkSession, frame: DataFrame, methods: dict[str, Callable[[], Any]], rounds: int
+    spark: SparkSession, frame: DataFrame, methods: dict[str, Callable[[], Any]], rounds: int, repeat: int = 1
 ) -> dict[str, Measured]:
     """Each method once to warm up (JIT, caches, imports), then ``rounds`` rounds taking turns, so a
-    noisy machine's drift falls on every method alike."""
+    noisy machine's drift falls on every method alike. In a round each method runs ``repeat`` times, the
+    methods still taking turns (A B A B …), and the round's figure of each is its fastest run: a run of
+    well under a second is lengthened at random by a garbage collection or the scheduler, never shortened."""
     results = {name: Measured([], []) for name in methods}
     for name, run in methods.items():
         measure(spark, frame, f"warmup-{name}", run, Measured([], []))
     for _ in range(rounds):
-        for name, run in methods.items():
-            measure(spark, frame, name, run, results[name])
+        runs = {name: Measured([], []) for name in methods}
+        for _ in range(repeat):
+            for name, run in methods.items():
+                measure(spark, frame, name, run, runs[name])
+        for name, measured in runs.items():
+            results[name].keep_fastest(measured)
     return results
 
 
-def compare(spark: SparkSession, rows: int, copies: int, rounds: int) -> dict[str, Measured]:
+def in_a_round(repeat: int) -> str:
+    """How a round's figure of each method was taken, for the printed heading."""
+    return "one run of each method" if repeat == 1 else f"each method's fastest of {repeat} runs, taking turns"
+
+
+def compare(spark: SparkSession, rows: int, copies: int, rounds: int, repeat: int = 1) -> dict[str, Measured]:
     frame = dataset(spark, rows, COLUMN_COPIES)
     rules = contract(copies)
     methods: dict[str, Callable[[], Any]] = {
@@ -426,12 +462,12 @@ def compare(spark: SparkSession, rows: int, copies: int, rounds: int) -> dict[st
         "B": lambda: method_b(frame, copies),
         "C": lambda: method_c(frame, copies),
     }
-    results = alternate(spark, frame, methods, rounds)
+    results = alternate(spark, frame, methods, rounds, repeat)
     distinct = sum(r.metric.kind.value in ("duplicate_count", "cardinality") for r in rules.metric_rules)
     a, b, c = (statistics.median(results[m].seconds) for m in "ABC")
     print(
         f"\n{rows:,} rows × {len(frame.columns)} columns, {len(rules.rules)} rules ({distinct} distinct-based), "
-        f"{rounds} rounds, medians:"
+        f"{rounds} rounds ({in_a_round(repeat)}), medians:"
     )
     for name, label in [("A", "run_contract"), ("B", "hand-written Spark"), ("C", "GX built-ins, defaults")]:
         m = results[name]
@@ -495,7 +531,7 @@ def row_rules() -> Contract:
     return loaded(document)
 
 
-def gate(spark: SparkSession, rows: int, rounds: int) -> None:
+def gate(spark: SparkSession, rows: int, rounds: int, repeat: int = 1) -> None:
     """The gate against a plain copy, and a failing run's samples against none."""
     frame = dataset(spark, rows, COLUMN_COPIES)
     rules = row_rules()
@@ -519,10 +555,13 @@ def gate(spark: SparkSession, rows: int, rounds: int) -> None:
         "N": lambda: dqx_gx.run_contract(rules, frame, now=NOW, samples=0),
     }
     out.mkdir(parents=True, exist_ok=True)
-    results = alternate(spark, frame, methods, rounds)
+    results = alternate(spark, frame, methods, rounds, repeat)
     median = {name: statistics.median(m.seconds) for name, m in results.items()}
     cpu = {name: statistics.median(m.cpu) for name, m in results.items()}
-    print(f"\nrow gate, {rows:,} rows, 5 row-level rules (1% of rows quarantined), {rounds} rounds, medians:")
+    print(
+        f"\nrow gate, {rows:,} rows, 5 row-level rules (1% of rows quarantined), {rounds} rounds "
+        f"({in_a_round(repeat)}), medians:"
+    )
     for name, label in [
         ("G", "annotate + split + write both"),
         ("P", "plain read + write"),
@@ -562,6 +601,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=5_000_000, help="rows of the large dataset (default 5,000,000)")
     parser.add_argument("--rounds", type=int, default=3, help="measured rounds of A B C (default 3)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="runs of each method in a round, taking turns; the round keeps each method's fastest "
+        "(default 1; scaling: 5 at 1,000 rows, 1 above)",
+    )
     parser.add_argument("--rules", type=int, choices=(20, 60), action="append", help="suite size(s) (default both)")
     parser.add_argument("--skip-small", action="store_true", help="skip the 1,000-row fixed-cost run")
     parser.add_argument(
@@ -585,6 +631,8 @@ def main() -> None:
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting of the session (repeatable)"
     )
     args = parser.parse_args()
+    if args.repeat is not None and args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: a round takes at least one run of each method")
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("dqx-gx-benchmark")
@@ -605,19 +653,19 @@ def main() -> None:
         importlib.import_module(args.only).run(spark, args)
         return
     if args.only != "rules":
-        gate(spark, args.rows, args.rounds)
+        gate(spark, args.rows, args.rounds, args.repeat or 1)
     if args.only == "gate":
         return
     sizes = {20: 1, 60: 3}
     large: dict[int, dict[str, Measured]] = {}
     for rules in args.rules or (20, 60):
-        large[rules] = compare(spark, args.rows, sizes[rules], args.rounds)
+        large[rules] = compare(spark, args.rows, sizes[rules], args.rounds, args.repeat or 1)
     if 20 in large and 60 in large:
         for method in "AB":
             ratio = statistics.median(large[60][method].seconds) / statistics.median(large[20][method].seconds)
             print(f"\n{method} with 60 rules / {method} with 20 rules at {args.rows:,} rows = {ratio:.2f}")
     if not args.skip_small:
-        small = compare(spark, 1_000, 1, max(args.rounds, 5))
+        small = compare(spark, 1_000, 1, max(args.rounds, 5), args.repeat or 1)
         print(f"\n1,000 rows, 20 rules, warm session: A = {statistics.median(small['A'].seconds):.3f} s")
 
 

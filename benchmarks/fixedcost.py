@@ -38,8 +38,10 @@ from bench import (
     contract,
     dataset,
     each_round,
+    in_a_round,
     in_new_group,
     jobs_of,
+    keep_fastest,
     method_a,
     method_b,
 )
@@ -119,16 +121,22 @@ def alternate(
     methods: dict[str, Callable[[], Any]],
     rounds: int,
     before: dict[str, Callable[[], Any]] | None = None,
+    repeat: int = 1,
 ) -> dict[str, Costs]:
-    """Each method measured once per round, in turn; ``before`` a method, untimed, what sets its run up."""
+    """Each method measured ``repeat`` times per round, the methods in turn, the round keeping each one's fastest
+    run (as ``bench.alternate``); ``before`` a method, untimed, what sets its run up."""
     costs = {name: Costs() for name in methods}
     for run in methods.values():  # warm-up: imports, JIT, Spark's code cache
         run()
         run()
     for _ in range(rounds):
-        for name, run in methods.items():
-            (before or {}).get(name, lambda: None)()
-            meter.measure(run, costs[name])
+        runs = {name: Costs() for name in methods}
+        for _ in range(repeat):
+            for name, run in methods.items():
+                (before or {}).get(name, lambda: None)()
+                meter.measure(run, runs[name])
+        for name, measured in runs.items():
+            keep_fastest(costs[name], measured, measured.wall)
     return costs
 
 
@@ -182,7 +190,7 @@ def replay(spark: SparkSession, plans: list[Any]) -> Callable[[], None]:
 
 def run(spark: SparkSession, args: argparse.Namespace) -> None:
     meter = Meter(spark, compilations_of(spark))
-    rounds = max(args.rounds, SMALL_ROUNDS)
+    rounds, repeat = max(args.rounds, SMALL_ROUNDS), args.repeat or 1
     small = dataset(spark, 1_000, COLUMN_COPIES)
     twenty, sixty = contract(1), contract(3)
 
@@ -200,10 +208,12 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         {**methods, "20 first": methods["20"], "60 first": methods["60"], **replays},
         rounds,
         before={"20": ran_once(twenty), "60": ran_once(sixty), "20 first": BUILT.clear, "60 first": BUILT.clear},
+        repeat=repeat,
     )
     # apart: the hand-written plans' generated code would take places in Spark's code cache between the contract's runs
-    by_hand = alternate(meter, {"20": lambda: method_b(small, 1), "60": lambda: method_b(small, 3)}, rounds)
-    print(f"\nfixed cost per rule, 1,000 rows, {rounds} rounds, medians:")
+    hand = {"20": lambda: method_b(small, 1), "60": lambda: method_b(small, 3)}
+    by_hand = alternate(meter, hand, rounds, repeat=repeat)
+    print(f"\nfixed cost per rule, 1,000 rows, {rounds} rounds ({in_a_round(repeat)}), medians:")
     print(costs["20"].line(f"run_contract, {len(twenty.rules)} rules, run again"))
     print(costs["60"].line(f"run_contract, {len(sixty.rules)} rules, run again"))
     print(costs["20 first"].line(f"run_contract, {len(twenty.rules)} rules, first run"))
@@ -225,8 +235,9 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     )
 
     large = dataset(spark, args.rows, COLUMN_COPIES)
-    costs = alternate(meter, {"A": lambda: method_a(large, twenty), "B": lambda: method_b(large, 1)}, args.rounds)
-    print(f"\nfixed cost per rule, {args.rows:,} rows, {args.rounds} rounds, medians:")
+    large_methods = {"A": lambda: method_a(large, twenty), "B": lambda: method_b(large, 1)}
+    costs = alternate(meter, large_methods, args.rounds, repeat=repeat)
+    print(f"\nfixed cost per rule, {args.rows:,} rows, {args.rounds} rounds ({in_a_round(repeat)}), medians:")
     print(costs["A"].line(f"run_contract, {len(twenty.rules)} rules"))
     print(costs["B"].line("hand-written df.agg + distinct counts"))
     print(f"  run_contract / hand-written: {ratio(costs, 'A', 'B', LARGE_TARGET)}")

@@ -38,6 +38,7 @@ from bench import (
     contract,
     dataset,
     each_round,
+    in_a_round,
     method_a,
     method_c,
     row_rules,
@@ -121,7 +122,10 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
     frame = dataset(spark, args.rows, COLUMN_COPIES)
     out = DATA / "race"
     out.mkdir(parents=True, exist_ok=True)
-    print(f"\nthe race, {args.rows:,} rows, 5 row-level rules; {args.rounds} rounds, medians:")
+    print(
+        f"\nthe race, {args.rows:,} rows, 5 row-level rules; {args.rounds} rounds "
+        f"({in_a_round(args.repeat or 1)}), medians:"
+    )
     valid_rows, quarantined = same_rows(spark, frame)
     rules = row_rules()
     template = contract(1)
@@ -154,7 +158,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         "A": lambda: method_a(frame, template),
         "C": lambda: method_c(frame, 1),
     }
-    results = alternate(spark, frame, methods, args.rounds)
+    results = alternate(spark, frame, methods, args.rounds, args.repeat or 1)
     median = {name: statistics.median(m.seconds) for name, m in results.items()}
     cpu = {name: statistics.median(m.cpu) for name, m in results.items()}
     written = spark.read.parquet(str(out / "valid")).count(), spark.read.parquet(str(out / "quarantine")).count()

@@ -17,7 +17,8 @@ columns' types. ``--contract template`` runs the whole of ``bench.contract(1)`` 
      the exact p95 (Spark's ``percentile``); the GX not-null rule's number is the null count of the
      required column it already has. This is the plan a person would write for the numbers the run reports.
 
-Each size alternates A and H (``bench.alternate``) and prints every round's A/H, the median, the Spark jobs
+Each size alternates A, H and G (``bench.alternate``; at 1,000 rows a round is each method's fastest of
+``--repeat`` runs, 5 by default, taking turns) and prints every round's ratio, the medians, the Spark jobs
 of each and, at 1,000 rows, how each method's wall time splits into time inside Spark's jobs and the rest
 (Python and query planning). Usage (from the repository root):
 
@@ -42,6 +43,7 @@ from bench import (
     alternate,
     dataset,
     each_round,
+    in_a_round,
     loaded,
     method_a,
     template,
@@ -56,6 +58,10 @@ SIZES = (1_000, 500_000, 2_000_000, 8_000_000, 20_000_000)
 SMALL = 1_000
 """The warm-session size: at least SMALL_ROUNDS rounds, and its wall time split into Spark's jobs and the rest."""
 SMALL_ROUNDS = 15
+SMALL_REPEAT = 5
+"""Runs of each method in a round at the warm-session size (``--repeat`` sets it at every size): one run there
+lasts under half a second, which a garbage collection or the scheduler lengthens by as much as the difference
+measured; the round keeps each method's fastest."""
 TARGET = 1.15
 TARGET_SIZES = (1_000, 2_000_000)
 PLOT = Path(__file__).resolve().parent / "scaling.png"
@@ -180,6 +186,7 @@ def one_size(spark: SparkSession, rows: int, rules: Contract, args: argparse.Nam
     frame = dataset(spark, rows, COLUMN_COPIES)
     whole = args.contract == "template"
     rounds = max(args.rounds, SMALL_ROUNDS) if rows <= SMALL else args.rounds
+    repeat = args.repeat or (SMALL_REPEAT if rows <= SMALL else 1)
     agreed = same_numbers(method_a(frame, rules), hand_plan(frame, whole))
     assert agreed == same_numbers(method_a(frame, rules), hand_plan(frame, whole, distinct_apart=True))
     methods: dict[str, Callable[[], Any]] = {
@@ -187,13 +194,13 @@ def one_size(spark: SparkSession, rows: int, rules: Contract, args: argparse.Nam
         "H": lambda: hand_plan(frame, whole),
         "G": lambda: hand_plan(frame, whole, distinct_apart=True),
     }
-    result = alternate(spark, frame, methods, rounds)
+    result = alternate(spark, frame, methods, rounds, repeat)
     a, h, g = result["A"], result["H"], result["G"]
     best = min((h, g), key=lambda m: statistics.median(m.seconds))
     result["best"] = best
     ratio = statistics.median(a.seconds) / statistics.median(best.seconds)
     target = f"   (target ≤ {TARGET}: {'met' if ratio <= TARGET else 'NOT met'})" if rows in TARGET_SIZES else ""
-    counted = f"{rounds} round{'s' if rounds > 1 else ''}"
+    counted = f"{rounds} round{'s' if rounds > 1 else ''}, {in_a_round(repeat)}"
     print(f"\n{rows:,} rows, {counted} (the run and the hand plan agree on {', '.join(agreed)}):")
     print(f"  A run_contract                     median {statistics.median(a.seconds):8.3f} s   Spark jobs {_jobs(a)}")
     print(f"  H by hand, one df.agg             median {statistics.median(h.seconds):8.3f} s   Spark jobs {_jobs(h)}")
@@ -213,7 +220,12 @@ def one_size(spark: SparkSession, rows: int, rules: Contract, args: argparse.Nam
 
 
 def _jobs(m: Measured) -> str:
-    low, high = min(m.jobs), max(m.jobs)
+    """The Spark jobs of a method's runs and the tasks they ran: one figure each where every run made the same."""
+    return f"{_span(m.jobs)} ({_span(m.tasks)} tasks)"
+
+
+def _span(counts: list[int]) -> str:
+    low, high = min(counts), max(counts)
     return f"{low}" if low == high else f"{low}-{high}"
 
 

@@ -35,6 +35,7 @@ from dqx_gx.spark.columns import Columns, case_rule_read
 from dqx_gx.spark.jobs import Jobs, counted_jobs
 from dqx_gx.spark.references import References, references_given, with_the_batch
 from dqx_gx.spark.samples import failed_row_samples, sampled_in_pass
+from dqx_gx.spark.small_batch import in_one_partition
 from dqx_gx.spark.types import type_mismatch
 
 if TYPE_CHECKING:
@@ -206,7 +207,8 @@ def _checked(
         held_for_record(artifacts.checkpoint),
         sampled_in_pass(contract, samples) as in_pass,
     ):
-        checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": dataframe}, run_id=run_id)
+        batch = in_one_partition(dataframe)  # a small batch's aggregations then run as one Spark job each
+        checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": batch}, run_id=run_id)
     try:
         evrs: list[Any] = [evr for suite in checkpoint_result.run_results.values() for evr in suite.results]
         results = rule_results(contract, evrs, build.skipped, suite=artifacts.suite.name, key=key)

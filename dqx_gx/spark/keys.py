@@ -5,7 +5,10 @@ annotate, split, quarantine'); both come from grouping the key. So the batch's k
 set of columns once) are grouped together, by ``GROUPING SETS``, and each key's numbers are summed from its groups in
 the same query: one query for all of them, as ``count(DISTINCT)`` would expand the rows anyway, instead
 of a distinct-count pass and a grouping per duplicates rule that found a copy. Keys are grouped
-NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`).
+NULL-safely, as the gate compares them (:mod:`dqx_gx.spark.marks`). A small batch
+(:mod:`dqx_gx.spark.small_batch`) is grouped in one partition, its rows repeated once per set by ``inline``
+instead: Spark's Expand, which ``GROUPING SETS`` plans, gives up the one partition and exchanges the rows
+twice, two Spark jobs more.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial, reduce
+from functools import reduce
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql.types import StructField
@@ -21,6 +24,7 @@ from pyspark.sql.types import StructField
 from dqx_gx.spark import text as S
 from dqx_gx.spark.columns import NESTED_PATH
 from dqx_gx.spark.expressions import num_rows
+from dqx_gx.spark.small_batch import is_small
 from dqx_gx.spark.text import Sql
 from dqx_gx.spark_versions import GROUPING_SETS
 
@@ -57,8 +61,9 @@ class KeyQuery:
     """Every key column under its own name."""
     grouping_sets: tuple[tuple[Column, ...], ...]
     """The grouping sets: each set of key columns once."""
-    set_ids: tuple[int, ...]
-    """Each grouping set's id, as ``grouping_id`` gives it."""
+    each_set: Column
+    """Each row once per grouping set (``inline``): the set's key columns, NULL for the others, and the set's id
+    as ``grouping_id`` gives it; grouped by all of them, the groups of ``GROUPING SETS``."""
     per_group: tuple[Column, Column]
     """Per group its rows and the id of its set (``grouping_id``: a bit per key column, set where the set
     leaves it out; 0 for a single set)."""
@@ -101,6 +106,7 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
     of_key = [tuple(sorted({_address(field) for field in key})) for key in keys]
     sets = list(dict.fromkeys(of_key))
     bit = {column: 1 << (len(columns) - 1 - index) for index, column in enumerate(columns)}
+    set_ids = [sum(bit[c] for c in columns if c not in key_set) for key_set in sets]
     rows, set_id = S.named("_dqx_rows"), S.named("_dqx_set")
 
     def present(column: tuple[str, ...]) -> Sql:
@@ -116,7 +122,19 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
         selected=tuple(S.col(address[column]).column().alias(name[column]) for column in columns),
         grouped_by=tuple(by_name.values()),
         grouping_sets=tuple(tuple(by_name[column] for column in key_set) for key_set in sets),
-        set_ids=tuple(sum(bit[c] for c in columns if c not in key_set) for key_set in sets),
+        each_set=S.call(
+            "inline",
+            S.call(
+                "array",
+                *(
+                    S.named_struct(
+                        **{name[c]: S.named(name[c]) if c in key_set else S.null(address[c].dataType) for c in columns},
+                        _dqx_set=S.lit(set_id).cast("bigint"),
+                    )
+                    for key_set, set_id in zip(sets, set_ids, strict=True)
+                ),
+            ),
+        ).column(),
         # one set: a plain grouping (no row expanded, no column limit), no column left out
         per_group=(
             num_rows().column().alias("_dqx_rows"),
@@ -145,20 +163,15 @@ def key_counts(df: DataFrame, query: KeyQuery) -> list[KeyCounts]:
     if not query.grouping_sets:
         return []
     # every column is the query's own, built once (no name to resolve, no call site recorded here)
-    selected = df.select(*query.selected)
+    small = is_small(df)
+    selected = (df.coalesce(1) if small else df).select(*query.selected)
     if len(query.grouping_sets) == 1:
         per_group = selected.groupBy(*query.grouped_by).agg(*query.per_group)
-    elif GROUPING_SETS.available:
+    elif GROUPING_SETS.available and not small:
         per_group = selected.groupingSets(query.grouping_sets, *query.grouped_by).agg(*query.per_group)
-    else:  # PySpark 3.5: each set grouped alone (the batch read once per set), the columns it leaves out NULL
+    else:  # a small batch (GROUPING SETS' Expand would exchange its one partition twice) or PySpark 3.5
         rows, _ = query.per_group
-        per_group = reduce(
-            partial(DataFrame.unionByName, allowMissingColumns=True),
-            [
-                selected.groupBy(*key_set).agg(rows, S.lit(set_id).column().alias("_dqx_set"))
-                for key_set, set_id in zip(query.grouping_sets, query.set_ids, strict=True)
-            ],
-        )
+        per_group = selected.select(query.each_set).groupBy(*query.grouped_by, query.set_id).agg(rows)
     per_set = per_group.groupBy(query.set_id).agg(*query.per_set)
     found = {row[0]: [int(value or 0) for value in row[1:]] for row in per_set.collect()}
     none = [0] * len(query.per_set)  # a set without groups: an empty batch

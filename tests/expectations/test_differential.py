@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -27,6 +28,7 @@ from returns.result import Failure, Success
 from dqx_gx import Contract, RuleResult, run_contract
 from dqx_gx.spark import quantiles
 from dqx_gx.spark import text as S
+from dqx_gx.spark.small_batch import is_small
 from tests.documents import odcs_document
 from tests.expectations.test_orders_contract import NOW
 from tests.reference import Failed, Reference, dqx_metric, duckdb_value, epoch_hours_before
@@ -362,11 +364,18 @@ def differential() -> tuple[Contract, dict[str, tuple[Callable[[pa.Table], Refer
     return contract_for()
 
 
+@pytest.mark.parametrize("batch", ["unsized", "small"])
 @pytest.mark.parametrize("dataset", list(DATASETS))
-def test_spark_equals_dqx(spark: SparkSession, dataset: str, differential: Any) -> None:
+def test_spark_equals_dqx(spark: SparkSession, dataset: str, batch: str, differential: Any, tmp_path: Path) -> None:
+    """Every metric as DQX computes it, on a batch Spark cannot size (a list's rows: partitions kept) and on a small
+    one (a file under dqx_gx.spark.small_batch's size: read in one partition, keys grouped by ``inline``)."""
     contract, references = differential
     rows = DATASETS[dataset]
     frame = spark.createDataFrame(rows, ", ".join(f"`{c.name}` {c.spark}" for c in COLUMNS))
+    if batch == "small":
+        frame.write.parquet(str(tmp_path / "batch"))
+        frame = spark.read.parquet(str(tmp_path / "batch"))
+        assert is_small(frame)
     table = pa.table({c.name: pa.array([r[i] for r in rows], type=c.arrow) for i, c in enumerate(COLUMNS)})
     results = _results_by_probe(run_contract(contract, frame, now=NOW).rule_results)
     mismatches = []
