@@ -106,7 +106,7 @@ class KindExpectation(DqxExpectation):
             needed[MARKED_ROWS] = marked(self.kind, metric, self.interval)
         if self.kind.marks_by_key:
             needed[DUPLICATED_ROWS] = kwargs
-        if (wanted := wanted_in_pass()) is not None and self.samples_in_pass:
+        if (wanted := wanted_in_pass()) is not None and self.samples_in_pass and rule_id(self.meta) in wanted.rules:
             needed[MARKED_SAMPLES] = {**kwargs, "interval": asdict(self.interval), **wanted.value_kwargs()}
         return needed
 

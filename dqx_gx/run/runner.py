@@ -34,7 +34,7 @@ from dqx_gx.run.warm import installed, shared_context
 from dqx_gx.spark.columns import Columns, case_rule_read
 from dqx_gx.spark.jobs import Jobs, counted_jobs
 from dqx_gx.spark.references import References, references_given, with_the_batch
-from dqx_gx.spark.samples import failed_row_samples, sampled_in_pass
+from dqx_gx.spark.samples import failed_row_samples, remember_failing, sampled_in_pass
 from dqx_gx.spark.small_batch import in_one_partition
 from dqx_gx.spark.types import type_mismatch
 
@@ -215,6 +215,7 @@ def _checked(
         if db is not None:
             store_measured(db, key, measured_in(evrs))
         failing = {r.rule.id: r.rows_marked for r in results if r.assertion.status == "FAILED" and r.rows_marked}
+        remember_failing(contract, failing)
         found = {rule: in_pass[rule] for rule in failing if rule in in_pass}  # a passing rule's are dropped
         rest = {rule: marks for rule, marks in failing.items() if rule not in found}
         if rest and samples > 0:

@@ -6,11 +6,13 @@ The rows shown are defined once, here: of the rows a rule marks, the ``limit`` w
 plan gives the rows in. Two paths give them:
 
 - in the run's own aggregation pass (:func:`in_pass_samples`, Spark 4.2 and later): a rule whose marks read
-  the row alone adds ``min_by(texts, order, limit)`` over its marked rows beside its count, and the run's
-  expectations hand the values over (:func:`sampled_in_pass`), so a failing run makes no job for them;
-- in one query after the run (:func:`failed_row_samples`) for the others (a duplicates rule's marks need
-  the shuffle of its window, a foreign key's the join with its referenced keys; a type rule of values read
-  as text has no kind aggregate to ride) and on earlier Sparks. Each
+  the row alone and which failed in the same contract object's previous run adds ``min_by(texts, order, limit)``
+  over its marked rows beside its count, and the run's expectations hand the values over
+  (:func:`sampled_in_pass`), so a run failing again makes no job for them. Only rules expected to fail: Spark
+  generates no code for ``min_by`` with a count, so it would slow the whole pass of every run, passing ones too;
+- in one query after the run (:func:`failed_row_samples`) for the others (a rule failing for the first time; a
+  duplicates rule's marks need the shuffle of its window, a foreign key's the join with its referenced keys; a
+  type rule of values read as text has no kind aggregate to ride) and on earlier Sparks. Each
   rule keeps a marked row when its bucket falls under a threshold chosen from the rule's marked-row count
   (known from the run), so about ``OVERSAMPLE × limit`` rows per rule reach the driver however many rows
   failed, and the ``limit`` lowest are kept.
@@ -19,7 +21,8 @@ plan gives the rows in. Two paths give them:
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -115,6 +118,8 @@ class InPass:
     limit: int
     key: tuple[str, ...]
     sensitive: tuple[str, ...]
+    rules: frozenset[str]
+    """The ids of the rules expected to fail: only theirs are taken in the pass."""
     taken: dict[str, Detail] = field(default_factory=dict)
     """Rule id → the rows shown, for every rule sampled in the pass (passing ones too: the run keeps the
     failing ones' only)."""
@@ -129,17 +134,33 @@ class InPass:
 
 
 _WANTED: ContextVar[InPass | None] = ContextVar("dqx_gx_samples_in_pass", default=None)
+_FAILED_BEFORE: dict[int, tuple[weakref.ref[Contract], frozenset[str]]] = {}
+"""id of a contract object → (the object, the ids of the rules its last run failed)."""
+
+
+def remember_failing(contract: Contract, rules: Iterable[str]) -> None:
+    """The rules ``contract``'s run just failed: its next run expects them to fail again (a stream's bad source,
+    a service's contract run on each delivery) and takes their samples in its pass."""
+    key = id(contract)
+    _FAILED_BEFORE[key] = (weakref.ref(contract, lambda _: _FAILED_BEFORE.pop(key, None)), frozenset(rules))
+
+
+def _failed_before(contract: Contract) -> frozenset[str]:
+    kept = _FAILED_BEFORE.get(id(contract))
+    return kept[1] if kept is not None and kept[0]() is contract else frozenset()
 
 
 @contextmanager
 def sampled_in_pass(contract: Contract, limit: int) -> Iterator[dict[str, Detail]]:
-    """Inside the block (one checkpoint run), the rules whose marks read the row alone take up to ``limit``
-    samples in the run's aggregation pass; the block's value collects them by rule id. Nothing is asked
-    when ``limit`` is 0 or Spark lacks ``min_by`` with a count (:data:`~dqx_gx.spark_versions.BOTTOM_K`)."""
-    if limit <= 0 or not BOTTOM_K.available:
+    """Inside the block (one checkpoint run), the rules whose marks read the row alone and which failed in the
+    contract's previous run (:func:`remember_failing`) take up to ``limit`` samples in the run's aggregation pass;
+    the block's value collects them by rule id. Nothing is asked when ``limit`` is 0, no such rule failed before,
+    or Spark lacks ``min_by`` with a count (:data:`~dqx_gx.spark_versions.BOTTOM_K`)."""
+    expected = _failed_before(contract)
+    if limit <= 0 or not expected or not BOTTOM_K.available:
         yield {}
         return
-    wanted = InPass(limit, contract.sample_key, tuple(sorted(contract.sensitive_columns)))
+    wanted = InPass(limit, contract.sample_key, tuple(sorted(contract.sensitive_columns)), expected)
     token = _WANTED.set(wanted)
     try:
         yield wanted.taken

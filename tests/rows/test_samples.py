@@ -101,22 +101,25 @@ def jobs(spark: SparkSession, group: str) -> Iterator[list[int]]:
 
 
 @pytest.mark.compat
-def test_samples_cost_no_job_from_spark_4_2_else_one_only_when_a_row_level_rule_fails(
+def test_samples_cost_one_job_when_rules_fail_first_and_none_when_they_fail_again_from_spark_4_2(
     spark: SparkSession, contract: Contract
 ) -> None:
-    """The failing rules here mark rows by the row alone: from Spark 4.2 their samples ride the run's pass."""
+    """The failing rules here mark rows by the row alone: from Spark 4.2, once they have failed, the next run of the
+    same contract takes their samples in its pass; a run passing again pays nothing for that."""
     failing, passing = people(spark, 3), people(spark, 0)
     counts = {}
     for name, frame, samples in (
+        ("pass0", passing, 0),  # nothing failed before the runs below
+        ("fail5 first", failing, 5),
         ("fail0", failing, 0),
         ("fail5", failing, 5),
-        ("pass0", passing, 0),
         ("pass5", passing, 5),
     ):
         with jobs(spark, name) as counted:
             run = run_contract(contract, frame, samples=samples)
         counts[name] = counted[0]
-        assert all(shown(r, "failed rows") is None for r in run.rule_results) == (name != "fail5"), name
+        assert all(shown(r, "failed rows") is None for r in run.rule_results) == (not name.startswith("fail5")), name
+    assert counts["fail5 first"] == counts["fail0"] + 1
     assert counts["fail5"] == counts["fail0"] + (0 if BOTTOM_K.available else 1)
     assert counts["pass5"] == counts["pass0"]
 
@@ -177,12 +180,25 @@ def test_the_rows_shown_do_not_depend_on_the_order_spark_gives(spark: SparkSessi
     assert len(seen) == 1  # the 5 marked rows with the lowest hash, in that order
 
 
-def test_no_samples_asked_adds_no_aggregate_to_the_pass(spark: SparkSession, contract: Contract) -> None:
-    frame = people(spark, 3)
-    for samples in (0, 5):
-        with executed_plans(spark, f"samples {samples}") as plans:
+def test_the_pass_samples_only_rules_that_failed_before_and_only_when_samples_are_asked(
+    spark: SparkSession, contract: Contract
+) -> None:
+    """Spark generates no code for ``min_by`` with a count: a contract that has not failed keeps its pass as is."""
+    passing, failing = people(spark, 0), people(spark, 3)
+    run_contract(contract, passing, samples=0)  # whatever earlier tests' runs of this contract failed
+    for step, (frame, samples, in_pass) in enumerate(
+        (
+            (passing, 5, False),
+            (failing, 5, False),  # failing for the first time: the query after the run
+            (failing, 0, False),
+            (failing, 5, BOTTOM_K.available),
+            (passing, 5, BOTTOM_K.available),  # expected to fail again, it did not: its samples are dropped
+            (passing, 5, False),
+        )
+    ):
+        with executed_plans(spark, f"samples {samples}, step {step}") as plans:
             run_contract(contract, frame, samples=samples)
-        assert plans and any("min_by(" in plan for plan in plans) == (samples > 0 and BOTTOM_K.available)
+        assert plans and any("min_by(" in plan for plan in plans) == in_pass
 
 
 def many_broken(spark: SparkSession) -> DataFrame:
@@ -197,14 +213,16 @@ def test_the_pass_shows_the_rows_the_query_after_the_run_shows(spark: SparkSessi
     same order, whatever the plan's row order: one definition of the rows shown (docs/semantics.md)."""
     frame = many_broken(spark)
     for limit in (1, 5):
-        run = run_contract(contract, frame.repartition(3, "email"), samples=limit)
-        failing = {r.rule.id: r.rows_marked for r in run.rule_results if r.assertion.status == "FAILED"}
+        first = run_contract(contract, frame.repartition(3, "email"), samples=limit)  # the query after the run
+        again = run_contract(contract, frame.repartition(3, "email"), samples=limit)  # in the pass, from 4.2
+        failing = {r.rule.id: r.rows_marked for r in again.rule_results if r.assertion.status == "FAILED"}
         assert len(failing) == 3 and all(marks and marks > OVERSAMPLE * limit for marks in failing.values())
         after = failed_row_samples(contract, frame.orderBy(F.col("id").desc()), failing, limit)  # no pass asked
-        for result in run.rule_results:
-            if result.rule.id in failing:
-                assert shown(result, "failed rows") == after[result.rule.id], result.rule.name
-                assert len(after[result.rule.id].rows) == limit
+        for run in (first, again):
+            for result in run.rule_results:
+                if result.rule.id in failing:
+                    assert shown(result, "failed rows") == after[result.rule.id], result.rule.name
+                    assert len(after[result.rule.id].rows) == limit
     status = after[next(r.rule.id for r in run.rule_results if r.rule.name == "status valid")]
     assert any(s is None for _, s in status.rows)  # a NULL status is marked and shown as none
 
@@ -214,14 +232,19 @@ def test_every_row_level_kind_shows_the_same_rows_from_the_pass_and_from_the_que
     """Each kind's marks in the pass are the gate's (a moment, an interval, array items, a nested field), and the
     duplicates and foreign keys, which need the query after the run, show theirs beside."""
     contract, frame, references = every_row_level_kind(), spark.createDataFrame(awkward_rows(), DDL), statuses(spark)
-    run = run_contract(contract, frame, references=references, now=NOW, samples=3)
+    first = run_contract(contract, frame, references=references, now=NOW, samples=3)
+    with executed_plans(spark, "again") as plans:
+        run = run_contract(contract, frame, references=references, now=NOW, samples=3)
+    assert any("min_by(" in plan for plan in plans) == BOTTOM_K.available
     failing = {r.rule.id: r.rows_marked for r in run.rule_results if r.assertion.status == "FAILED" and r.rows_marked}
     assert len(failing) >= 10
     after = failed_row_samples(contract, frame, failing, 3, references, now=NOW)
     assert set(after) == set(failing)
-    for result in run.rule_results:
+    for result, before in zip(run.rule_results, first.rule_results, strict=True):
         if result.rule.id in failing:
-            assert shown(result, "failed rows") == after[result.rule.id], result.rule.name
+            assert shown(result, "failed rows") == after[result.rule.id] == shown(before, "failed rows"), (
+                result.rule.name
+            )
 
 
 def test_a_contract_run_again_on_its_warm_session_takes_the_samples_each_run_asks(
@@ -238,6 +261,7 @@ def test_a_contract_run_again_on_its_warm_session_takes_the_samples_each_run_ask
 def test_samples_taken_in_the_pass_hide_sensitive_values_and_leave_gx_results_alone(
     spark: SparkSession, contract: Contract
 ) -> None:
+    run_contract(contract, people(spark, 3), samples=5)  # the rules fail: the next run samples them in its pass
     run = run_contract(contract, people(spark, 3), samples=5)
     by_name = {r.rule.name: r for r in run.rule_results}
     cap = shown(by_name["salary cap"], "failed rows")
