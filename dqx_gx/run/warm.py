@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from dqx_gx.contract.model import Contract
 from dqx_gx.expectations.suite import SuiteBuild
 from dqx_gx.gx_private import is_thrown_away
+from dqx_gx.per_object import PerObject
 from dqx_gx.rules.rule import SkippedRule
 from dqx_gx.run.artifacts import Artifacts, ephemeral_context
 
@@ -30,17 +31,8 @@ Installed = tuple[SuiteBuild, Artifacts]
 _THREAD = threading.local()
 """Per thread: its own contexts (GX's context and checkpoint objects are not made for two runs at once)."""
 
-_INSTALLED: weakref.WeakKeyDictionary[AbstractDataContext, dict[tuple[int, Hashable], _Kept]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-class _Kept:
-    """One contract's installed suite and checkpoint, while the contract object lives."""
-
-    def __init__(self, contract: Contract, installed: Installed, forget: Callable[[object], None]) -> None:
-        self.contract = weakref.ref(contract, forget)
-        self.installed = installed
+_INSTALLED: weakref.WeakKeyDictionary[AbstractDataContext, PerObject[Installed]] = weakref.WeakKeyDictionary()
+"""Per context only dqx-gx holds: each contract object's installed suite and checkpoint, by the run's options."""
 
 
 def shared_context(session: SparkSession) -> AbstractDataContext:
@@ -68,17 +60,11 @@ def installed(
     warned (a rule skipped for the run's options) is made anew each run, so each run warns as before."""
     if not is_thrown_away(context):
         return install(context)
-    kept = _INSTALLED.setdefault(context, {})
-    key = (id(contract), options)
-    found = kept.get(key)
-    if found is not None and found.contract() is contract:
-        return found.installed
+    kept = _INSTALLED.setdefault(context, PerObject())
+    found = kept.get(contract, options)
+    if found is not None:
+        return found
     made = install(context)
     if set(made[0].skipped) <= {rule.id for rule in contract.rules if isinstance(rule, SkippedRule)}:
-        kept[key] = _Kept(contract, made, lambda _: _forget(kept, key))
+        kept.set(contract, made, options)
     return made
-
-
-def _forget(kept: dict[tuple[int, Hashable], _Kept], key: tuple[int, Hashable]) -> None:
-    """A contract object is gone: its id may be another's next."""
-    kept.pop(key, None)

@@ -21,7 +21,6 @@ plan gives the rows in. Two paths give them:
 from __future__ import annotations
 
 import operator
-import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,6 +35,7 @@ from pyspark.sql.types import StructField
 
 from dqx_gx.contract.model import Contract
 from dqx_gx.kinds.kind import REDACTED
+from dqx_gx.per_object import PerObject
 from dqx_gx.rules.details import DEFAULT_SAMPLES, Detail
 from dqx_gx.rules.timestamps import run_moment
 from dqx_gx.spark import text as S
@@ -134,20 +134,14 @@ class InPass:
 
 
 _WANTED: ContextVar[InPass | None] = ContextVar("dqx_gx_samples_in_pass", default=None)
-_FAILED_BEFORE: dict[int, tuple[weakref.ref[Contract], frozenset[str]]] = {}
-"""id of a contract object → (the object, the ids of the rules its last run failed)."""
+_FAILED_BEFORE: PerObject[frozenset[str]] = PerObject()
+"""A contract object → the ids of the rules its last run failed."""
 
 
 def remember_failing(contract: Contract, rules: Iterable[str]) -> None:
     """The rules ``contract``'s run just failed: its next run expects them to fail again (a stream's bad source,
     a service's contract run on each delivery) and takes their samples in its pass."""
-    key = id(contract)
-    _FAILED_BEFORE[key] = (weakref.ref(contract, lambda _: _FAILED_BEFORE.pop(key, None)), frozenset(rules))
-
-
-def _failed_before(contract: Contract) -> frozenset[str]:
-    kept = _FAILED_BEFORE.get(id(contract))
-    return kept[1] if kept is not None and kept[0]() is contract else frozenset()
+    _FAILED_BEFORE.set(contract, frozenset(rules))
 
 
 @contextmanager
@@ -156,7 +150,7 @@ def sampled_in_pass(contract: Contract, limit: int) -> Iterator[dict[str, Detail
     contract's previous run (:func:`remember_failing`) take up to ``limit`` samples in the run's aggregation pass;
     the block's value collects them by rule id. Nothing is asked when ``limit`` is 0, no such rule failed before,
     or Spark lacks ``min_by`` with a count (:data:`~dqx_gx.spark_versions.BOTTOM_K`)."""
-    expected = _failed_before(contract)
+    expected = _FAILED_BEFORE.get(contract) or frozenset()
     if limit <= 0 or not expected or not BOTTOM_K.available:
         yield {}
         return
