@@ -20,6 +20,7 @@ whether the caller's DataFrame was left cached. Usage (from the repository root)
   python benchmarks/bench.py --only service       # dqx-gx serve: a warm run against validate, polls (service.py)
   python benchmarks/bench.py --only checks --rows 2000000  # a contract with 10 hand-written assertions (checks.py)
   python benchmarks/bench.py --only scaling       # 1,000 to 20,000,000 rows against the hand plan, plotted (scaling.py)
+  python benchmarks/bench.py --only race --rows 200000 --small-batch-bytes 33554432  # one partition below 32 MiB
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from dqx_gx.rows import split_annotated
 from dqx_gx.rows.choices import Output
 from dqx_gx.rows.gate import gated
 from dqx_gx.rows.outputs import write_outputs
+from dqx_gx.spark import small_batch
 
 DATA = Path(__file__).resolve().parent / "data"
 NOW = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)
@@ -630,9 +632,22 @@ def main() -> None:
     parser.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting of the session (repeatable)"
     )
+    parser.add_argument(
+        "--small-batch-bytes",
+        type=int,
+        metavar="BYTES",
+        help="read a batch in one partition below this estimate of Spark's "
+        f"(dqx_gx/spark/small_batch.py; default {small_batch.SMALL_BATCH_BYTES:,}; 0: never), for the runs in "
+        "this process (startup, lanes and service start processes of their own, which keep the default)",
+    )
     args = parser.parse_args()
     if args.repeat is not None and args.repeat < 1:
         parser.error(f"--repeat {args.repeat}: a round takes at least one run of each method")
+    if args.small_batch_bytes is not None:
+        if args.small_batch_bytes < 0:
+            parser.error(f"--small-batch-bytes {args.small_batch_bytes}: a size in bytes, 0 or more")
+        small_batch.SMALL_BATCH_BYTES = args.small_batch_bytes  # read at each run: every topic's runs use it
+        print(f"small batches: under {args.small_batch_bytes:,} bytes of Spark's estimate, in one partition")
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("dqx-gx-benchmark")
