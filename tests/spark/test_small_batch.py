@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pyspark.sql import SparkSession
 
 from dqx_gx import run_contract
@@ -59,3 +60,75 @@ def test_a_small_batchs_run_is_one_job_per_query_with_the_same_results(spark: Sp
     observed = {r.rule.name: (r.observed, r.rows_marked, r.assertion.status) for r in on_unsized.rule_results}
     assert {r.rule.name: (r.observed, r.rows_marked, r.assertion.status) for r in on_small.rule_results} == observed
     assert observed["codes"][0] == 3 and observed["id is unique"][0] == 33
+
+
+def test_each_query_of_a_template_run_is_one_job_in_one_partition_and_its_exchanges_jobs_outside(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The benchmark template's kinds (the shared aggregates, an exact percentile, GX's own not-null rule, two
+    duplicates rules, one finding copies, a cardinality) make four queries: the shared ``df.agg``, the percentile's
+    brackets, the refining ``df.agg`` with GX's count and the key grouping. Partitioned, each exchange is a job of
+    its own (2 + 2 + 2 + 3); in one partition each query is one job; a passing run takes no samples after it."""
+    contract = one_table(
+        [
+            {"name": "id", "logicalType": "integer", "quality": [{"metric": "duplicateValues", "mustBe": 0}]},
+            {"name": "customer", "logicalType": "integer"},
+            {
+                "name": "status",
+                "logicalType": "string",
+                "quality": [
+                    {
+                        "type": "custom",
+                        "engine": "greatExpectations",
+                        "implementation": {"type": "expect_column_values_to_not_be_null"},
+                    },
+                    {
+                        "type": "custom",
+                        "engine": "dqx",
+                        "implementation": {"check": "cardinality", "column": "status", "mustBeLessOrEqualTo": 10},
+                    },
+                ],
+            },
+            {
+                "name": "amount",
+                "logicalType": "number",
+                "quality": [
+                    {"type": "custom", "engine": "dqx", "implementation": {"check": check, "column": "amount", **bound}}
+                    for check, bound in [
+                        ("mean", {"mustBeBetween": [0, 1000]}),
+                        ("stddev", {"mustBeLessThan": 1000}),
+                        ("percentile", {"percentile": 0.95, "mustBeLessOrEqualTo": 1000}),
+                    ]
+                ],
+            },
+        ],
+        [
+            {"name": "rows", "metric": "rowCount", "mustBeGreaterThan": 0},
+            {
+                "name": "customer per status",
+                "metric": "duplicateValues",
+                "arguments": {"properties": ["customer", "status"]},
+                "mustBeGreaterOrEqualTo": 0,
+            },
+        ],
+    )
+    rows = [(i, i % 30, ("a", "b", "c")[i % 3], (i * 37 % 1000) / 4) for i in range(3000)]
+    spark.createDataFrame(rows, "id int, customer int, status string, amount double").repartition(2).write.parquet(
+        str(tmp_path / "batch")
+    )
+    batch = spark.read.parquet(str(tmp_path / "batch"))
+    assert is_small(batch) and batch.rdd.getNumPartitions() == 2
+    with jobs(spark, "template-small") as one_partition:
+        small = run_contract(contract, batch, samples=5)
+    monkeypatch.setattr("dqx_gx.spark.small_batch.SMALL_BATCH_BYTES", 0)  # the same batch, not small
+    with jobs(spark, "template-partitioned") as partitioned:
+        large = run_contract(contract, batch, samples=5)
+    assert one_partition == [4] and partitioned == [9]
+    assert [r.assertion.status for r in small.rule_results] == ["PASSED"] * len(small.rule_results)
+    observed = {r.rule.name: r.observed for r in small.rule_results}
+    numbers = {name: value for name, value in observed.items() if isinstance(value, float)}  # sums in another order
+    assert {name: value for name, value in observed.items() if name not in numbers} == {
+        r.rule.name: r.observed for r in large.rule_results if r.rule.name not in numbers
+    }
+    assert numbers == pytest.approx({r.rule.name: r.observed for r in large.rule_results if r.rule.name in numbers})
+    assert observed["customer per status"] == 3000 - 30 and observed["status cardinality"] == 3
