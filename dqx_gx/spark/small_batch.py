@@ -12,6 +12,7 @@ is at hand without asking the server) is left as it is.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from pyspark.sql import DataFrame
@@ -20,9 +21,16 @@ SMALL_BATCH_BYTES = 1 << 20
 """Below this estimate one core reads the batch in less time than the Spark jobs its exchanges would add
 (docs/benchmarks.md, 'Scaling')."""
 
+_IN_ONE_PARTITION: weakref.WeakSet[DataFrame] = weakref.WeakSet()
+"""The batches :func:`in_one_partition` read in one partition: known small, so the key grouping's question about
+the same batch needs no second estimate (Spark's optimiser would plan the coalesced batch anew)."""
+
 
 def is_small(df: DataFrame) -> bool:
-    """Whether Spark's estimate of ``df``'s size (its optimised plan's, no job) is under :data:`SMALL_BATCH_BYTES`."""
+    """Whether ``df`` is small: a batch :func:`in_one_partition` read in one partition, or one whose size Spark
+    estimates (its optimised plan's, no job) under :data:`SMALL_BATCH_BYTES`."""
+    if df in _IN_ONE_PARTITION:
+        return True
     jdf: Any = getattr(df, "_jdf", None)  # a classic DataFrame's; Spark Connect's has none
     if jdf is None:
         return False
@@ -31,4 +39,8 @@ def is_small(df: DataFrame) -> bool:
 
 def in_one_partition(df: DataFrame) -> DataFrame:
     """``df`` read in one partition when it is small (:func:`is_small`), else ``df`` itself."""
-    return df.coalesce(1) if is_small(df) else df
+    if not is_small(df):
+        return df
+    one = df.coalesce(1)
+    _IN_ONE_PARTITION.add(one)
+    return one

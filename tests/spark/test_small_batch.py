@@ -22,6 +22,18 @@ def test_a_batch_is_small_by_sparks_estimate_of_its_plan(spark: SparkSession) ->
     assert in_one_partition(spark.range(rows, numPartitions=4)).rdd.getNumPartitions() == 4
 
 
+def test_a_batch_read_in_one_partition_is_known_small_without_a_second_estimate(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key grouping asks again about the batch the run put in one partition: the answer is the run's, so
+    Spark's optimiser does not plan the coalesced batch only to size it (with no threshold left, an estimate
+    would say no)."""
+    batch = spark.range(1000, numPartitions=4)
+    one = in_one_partition(batch)
+    monkeypatch.setattr("dqx_gx.spark.small_batch.SMALL_BATCH_BYTES", 0)
+    assert is_small(one) and not is_small(batch) and not is_small(one.select("id"))
+
+
 def test_a_small_batchs_run_is_one_job_per_query_with_the_same_results(spark: SparkSession, tmp_path: Path) -> None:
     """The shared aggregation and the grouping of three keys: two Spark jobs on a small batch, against the
     exchanges' jobs (two and three) of the same rows unsized; every number the same."""
