@@ -647,7 +647,8 @@ def main() -> None:
         if args.small_batch_bytes < 0:
             parser.error(f"--small-batch-bytes {args.small_batch_bytes}: a size in bytes, 0 or more")
         small_batch.SMALL_BATCH_BYTES = args.small_batch_bytes  # read at each run: every topic's runs use it
-        print(f"small batches: under {args.small_batch_bytes:,} bytes of Spark's estimate, in one partition")
+        below = f"under {args.small_batch_bytes:,} bytes of Spark's estimate" if args.small_batch_bytes else "never"
+        print(f"a batch read in one partition: {below} (--small-batch-bytes)")
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("dqx-gx-benchmark")

@@ -173,7 +173,8 @@ def run(spark: SparkSession, args: argparse.Namespace) -> None:
         m = results[name]
         print(
             f"  {name} {label:<36} {median[name]:8.3f} s   JVM CPU {cpu[name]:8.2f} s   "
-            f"jobs {statistics.median(m.jobs):4.0f}   classes compiled {statistics.median(m.compiled):4.0f}"
+            f"jobs {statistics.median(m.jobs):4.0f} ({statistics.median(m.tasks):4.0f} tasks)   "
+            f"classes compiled {statistics.median(m.compiled):4.0f}"
         )
     in_jobs = statistics.median(results["A"].in_jobs)
     print(
