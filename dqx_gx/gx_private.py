@@ -14,6 +14,7 @@ import contextlib
 import copy
 import functools
 import json
+import operator
 import os
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -39,6 +40,7 @@ from great_expectations.data_context.store.tuple_store_backend import TupleFiles
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 from great_expectations.expectations.metrics.map_metric_provider.column_map_condition_auxilliary_methods import (
     _spark_column_map_condition_values,
 )
@@ -272,6 +274,49 @@ class InstalledCheckpoint(gx.Checkpoint):
     def _run_actions(self, checkpoint_result: CheckpointResult) -> None:
         if id(self) not in _HELD.get():
             super()._run_actions(checkpoint_result)
+
+
+_BUILD_CONFIGURATION: Callable[[Expectation], ExpectationConfiguration] = Expectation.configuration.fget  # type: ignore[attr-defined]
+
+Settled = dict[int, tuple[Expectation, tuple[Any, ...], ExpectationConfiguration]]
+
+_SETTLED: ContextVar[Settled | None] = ContextVar("dqx_gx_settled_configurations", default=None)
+"""Inside :func:`settled_configurations`: each expectation's configuration as last built, by the object's identity,
+with the field values it was built from."""
+
+
+def _configuration(self: Expectation) -> ExpectationConfiguration:
+    """GX's ``Expectation.configuration``, built once per object and state inside :func:`settled_configurations`."""
+    settled = _SETTLED.get()
+    if settled is None:
+        return _BUILD_CONFIGURATION(self)
+    state = tuple(self.__dict__.values())
+    kept = settled.get(id(self))
+    if kept is not None and kept[0] is self and len(kept[1]) == len(state) and all(map(operator.is_, kept[1], state)):
+        return kept[2]
+    built = _BUILD_CONFIGURATION(self)
+    settled[id(self)] = (self, state, built)
+    return built
+
+
+Expectation.configuration = property(_configuration)  # type: ignore[method-assign,assignment]
+
+
+@contextlib.contextmanager
+def settled_configurations() -> Iterator[None]:
+    """Inside the block an expectation answers ``configuration`` from the one it built last, while none of its
+    fields has been set since; outside it (and for anyone else's code) GX builds it on every read, as before.
+
+    GX builds an expectation's configuration anew (a pydantic dump of every field, ``meta`` made JSON-safe) on
+    each read, and its built-in map rules read it once per domain, success and runtime key for each metric they
+    ask for: most of what a GX-declared rule costs a run in Python. Nothing in a checkpoint's run changes an
+    expectation's fields in place, and a field set anew is seen (its value is a new object), so the configuration
+    read is the one GX would build. What is kept lives only for the block."""
+    token = _SETTLED.set({})
+    try:
+        yield
+    finally:
+        _SETTLED.reset(token)
 
 
 ApartQuery = tuple[list[int], Callable[[], list[Any]]]

@@ -5,6 +5,7 @@ Each test fails loudly, naming the assumption, when a GX upgrade breaks it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import datetime as dt
@@ -68,12 +69,14 @@ from dqx_gx.gx_private import (
     registered_expectation_types,
     resolve_metric_bundles,
     run_actions,
+    settled_configurations,
     stored_record,
     suite_owner,
     table_domain,
 )
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
+from dqx_gx.run import runner as run_module
 from dqx_gx.run.artifacts import RESULT_FORMAT, ephemeral_context, install
 from dqx_gx.spark import threads
 from dqx_gx.spark_versions import CALL_SITES
@@ -792,3 +795,66 @@ def test_kwargs_that_change_forget_their_id_and_a_deep_copy_keeps_it() -> None:
         change(changed)
         assert changed.to_id() == IDDict(changed).to_id() != first
     assert value.to_id(id_ignore_keys={"column"}) == IDDict(value).to_id(id_ignore_keys={"column"}) != first
+
+
+def test_gx_builds_an_expectations_configuration_on_each_read_and_inside_the_block_once_per_object_and_state() -> None:
+    """:func:`settled_configurations` wraps GX's own ``Expectation.configuration`` property; inside the block a
+    read gives what GX builds, kept while no field is set, and outside it GX builds anew on every read."""
+    wrapped = vars(Expectation)["configuration"]
+    assert isinstance(wrapped, property) and wrapped.fget is not None
+    expectation = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.5, meta={"dqx": {"rule_id": "r"}})
+    outside = expectation.configuration
+    assert expectation.configuration is not outside and expectation.configuration == outside
+    with settled_configurations():
+        first = expectation.configuration
+        assert first == outside and expectation.configuration is first
+        twin = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.5, meta={"dqx": {"rule_id": "r"}})
+        assert twin.configuration is not first and twin.configuration == first
+        expectation.mostly = 0.9
+        changed = expectation.configuration
+        assert changed is not first and changed.kwargs["mostly"] == 0.9 and first.kwargs["mostly"] == 0.5
+        expectation.meta = {"dqx": {"rule_id": "s"}}
+        assert expectation.configuration.meta == {"dqx": {"rule_id": "s"}}
+    assert expectation.configuration is not expectation.configuration
+    assert (
+        expectation.configuration
+        == gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.9, meta={"dqx": {"rule_id": "s"}}).configuration
+    )
+
+
+def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_built_on_each_read(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GX's built-in rules (a map rule with ``mostly``, an aggregate one) and dqx-gx's own, failing and passing:
+    every validation result, expectation configuration included, is the one GX gives building each read."""
+    gx_rules = [
+        ("c set", {"type": "expect_column_values_to_not_be_null", "mostly": 0.9}),
+        ("c listed", {"type": "expect_column_values_to_be_in_set", "value_set": ["x", "y"]}),
+        ("rows", {"type": "expect_table_row_count_to_be_between", "min_value": 1, "max_value": 5}),
+    ]
+    quality = [{"name": n, "type": "custom", "engine": "greatExpectations", "implementation": i} for n, i in gx_rules]
+    contract = one_table(
+        [
+            {"name": "c", "logicalType": "string", "required": True, "quality": quality[:2]},
+            {"name": "n", "logicalType": "integer", "quality": [{"metric": "nullValues", "mustBe": 0}]},
+        ],
+        quality[2:],
+    )
+    frame = spark.createDataFrame([("x", 1), (None, None), ("z", 3)], "c string, n int")
+
+    def results(run: Any) -> list[dict[str, Any]]:
+        (suite_result,) = run.checkpoint_result.run_results.values()
+        return [evr.to_json_dict() for evr in suite_result.results]
+
+    settled = run_contract(contract, frame, now=MOMENT)
+    monkeypatch.setattr(run_module, "settled_configurations", contextlib.nullcontext)
+    built = run_contract(contract, frame, now=MOMENT)
+    assert results(settled) == results(built)
+    assert [r.assertion for r in settled.rule_results] == [r.assertion for r in built.rule_results]
+    gx_types = {t["type"] for _, t in gx_rules}
+    outcomes = {e["expectation_config"]["type"]: e["success"] for e in results(settled)}
+    assert {t: outcomes[t] for t in gx_types} == {
+        "expect_column_values_to_not_be_null": False,
+        "expect_column_values_to_be_in_set": False,
+        "expect_table_row_count_to_be_between": True,
+    }
