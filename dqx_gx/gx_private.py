@@ -17,12 +17,12 @@ import json
 import operator
 import os
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from concurrent import futures
 from contextvars import ContextVar
 from functools import partial
 from types import MethodType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 import great_expectations as gx
 from great_expectations.checkpoint.checkpoint import CheckpointResult
@@ -55,6 +55,8 @@ from great_expectations.expectations.registry import _registered_expectations
 from dqx_gx.files import write_atomically
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.threads import kept_thread
+
+T = TypeVar("T")
 
 GX_VERSION = tuple(int(part) for part in gx.__version__.split(".")[:2])
 KEEPS_CONTEXTS = GX_VERSION >= (1, 24)
@@ -277,41 +279,58 @@ class InstalledCheckpoint(gx.Checkpoint):
 
 
 _BUILD_CONFIGURATION: Callable[[Expectation], ExpectationConfiguration] = Expectation.configuration.fget  # type: ignore[attr-defined]
+_BUILD_EXPECTATION = ExpectationConfiguration.to_domain_obj
 
-Settled = dict[int, tuple[Expectation, tuple[Any, ...], ExpectationConfiguration]]
+_SETTLED: ContextVar[dict[Hashable, tuple[Any, tuple[Any, ...], Any]] | None] = ContextVar(
+    "dqx_gx_settled_configurations", default=None
+)
+"""Inside :func:`settled_configurations`: what was last built from an object (by the object's identity and what
+was built), with the object and the state it was built from."""
 
-_SETTLED: ContextVar[Settled | None] = ContextVar("dqx_gx_settled_configurations", default=None)
-"""Inside :func:`settled_configurations`: each expectation's configuration as last built, by the object's identity,
-with the field values it was built from."""
+
+def settled(key: Hashable, source: object, state: tuple[Any, ...], build: Callable[[], T]) -> T:
+    """``build()``, which depends only on ``source`` (in ``state``) and ``key``: inside
+    :func:`settled_configurations` kept under ``key`` while ``source`` is alive and ``state`` holds the same
+    objects; outside the block built on every call."""
+    kept_for = _SETTLED.get()
+    if kept_for is None:
+        return build()
+    kept = kept_for.get(key)
+    if kept is not None and kept[0] is source and len(kept[1]) == len(state) and all(map(operator.is_, kept[1], state)):
+        return kept[2]  # type: ignore[no-any-return]
+    built = build()
+    kept_for[key] = (source, state, built)
+    return built
 
 
 def _configuration(self: Expectation) -> ExpectationConfiguration:
     """GX's ``Expectation.configuration``, built once per object and state inside :func:`settled_configurations`."""
-    settled = _SETTLED.get()
-    if settled is None:
-        return _BUILD_CONFIGURATION(self)
-    state = tuple(self.__dict__.values())
-    kept = settled.get(id(self))
-    if kept is not None and kept[0] is self and len(kept[1]) == len(state) and all(map(operator.is_, kept[1], state)):
-        return kept[2]
-    built = _BUILD_CONFIGURATION(self)
-    settled[id(self)] = (self, state, built)
-    return built
+    return settled(("configuration", id(self)), self, tuple(self.__dict__.values()), lambda: _BUILD_CONFIGURATION(self))
+
+
+def _to_domain_obj(self: ExpectationConfiguration) -> Expectation:
+    """GX's ``ExpectationConfiguration.to_domain_obj``, built once per object and state inside
+    :func:`settled_configurations`."""
+    state = (*vars(self).values(), *self.kwargs.values())
+    return settled(("expectation", id(self)), self, state, lambda: _BUILD_EXPECTATION(self))
 
 
 Expectation.configuration = property(_configuration)  # type: ignore[method-assign,assignment]
+ExpectationConfiguration.to_domain_obj = _to_domain_obj  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
 def settled_configurations() -> Iterator[None]:
-    """Inside the block an expectation answers ``configuration`` from the one it built last, while none of its
-    fields has been set since; outside it (and for anyone else's code) GX builds it on every read, as before.
+    """Inside the block an expectation answers ``configuration`` with the one it built last, and a configuration
+    answers ``to_domain_obj`` with the expectation it built last, while none of their fields (nor a configuration's
+    kwargs) has been set since; outside it (and for anyone else's code) GX builds them on every call, as before.
 
     GX builds an expectation's configuration anew (a pydantic dump of every field, ``meta`` made JSON-safe) on
-    each read, and its built-in map rules read it once per domain, success and runtime key for each metric they
-    ask for: most of what a GX-declared rule costs a run in Python. Nothing in a checkpoint's run changes an
-    expectation's fields in place, and a field set anew is seen (its value is a new object), so the configuration
-    read is the one GX would build. What is kept lives only for the block."""
+    each read, and its built-in map rules read it once per domain, success and runtime key of each metric they ask
+    for; the validator builds each expectation twice from the same configuration (for its metrics, then to judge
+    them). Nothing in a checkpoint's run changes an expectation or a configuration in place, and a field set anew is
+    seen (its value is a new object), so what is read is what GX would build. What is kept lives only for the block.
+    """
     token = _SETTLED.set({})
     try:
         yield

@@ -38,7 +38,7 @@ from great_expectations.exceptions.resource_freshness import ResourceFreshnessAg
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
-from great_expectations.expectations.expectation_configuration import parse_result_format
+from great_expectations.expectations.expectation_configuration import ExpectationConfiguration, parse_result_format
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
 from great_expectations.expectations.registry import get_metric_kwargs, get_metric_provider, get_renderer_impl
 from great_expectations.render import LegacyRendererType
@@ -53,6 +53,7 @@ from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
+    KEEPS_CONTEXTS,
     SAMPLE_QUERIES,
     AtomicFilesystemStoreBackend,
     IdOnce,
@@ -822,6 +823,45 @@ def test_gx_builds_an_expectations_configuration_on_each_read_and_inside_the_blo
     )
 
 
+def test_a_configuration_builds_its_expectation_once_per_object_and_state_inside_the_block() -> None:
+    """GX's ``ExpectationConfiguration.to_domain_obj`` is wrapped the same way: the validator builds each expectation
+    from the same configuration twice a run; a kwarg set or changed is seen."""
+    assert ExpectationConfiguration.to_domain_obj is not None
+    configuration = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.5).configuration
+    assert configuration.to_domain_obj() is not configuration.to_domain_obj()
+    with settled_configurations():
+        first = configuration.to_domain_obj()
+        assert configuration.to_domain_obj() is first and first.configuration == configuration
+        configuration.kwargs.update({"batch_id": "batch-1"})
+        batched = configuration.to_domain_obj()
+        assert batched is not first and batched.batch_id == "batch-1" and first.batch_id is None
+        configuration.kwargs["mostly"] = 0.7
+        assert configuration.to_domain_obj().mostly == 0.7
+        copied = copy.deepcopy(configuration)
+        assert copied.to_domain_obj() is not configuration.to_domain_obj()
+    assert configuration.to_domain_obj() is not configuration.to_domain_obj()
+
+
+def test_dqx_gx_expectations_answer_their_dependencies_once_per_result_format_and_engine_inside_the_block() -> None:
+    """GX asks an expectation for its metrics for the graph and again to judge them: inside the block the second
+    answer is the first, unless the result format, the engine or a field differs."""
+    expectation = EXPECTATIONS[MetricKind.NUM_ROWS](rule="rows", min_value=1)
+    summary, basic = {"result_format": dict(RESULT_FORMAT)}, {"result_format": "BASIC"}
+    assert expectation.get_validation_dependencies(None, summary) is not expectation.get_validation_dependencies(
+        None, summary
+    )
+    engine = SparkDFExecutionEngine()
+    with settled_configurations():
+        first = expectation.get_validation_dependencies(engine, summary)
+        assert expectation.get_validation_dependencies(engine, copy.deepcopy(summary)) is first
+        assert expectation.get_validation_dependencies(engine, basic).result_format["result_format"] == "BASIC"
+        assert expectation.get_validation_dependencies(SparkDFExecutionEngine(), summary) is not first
+        expectation.min_value = 2
+        assert expectation.get_validation_dependencies(engine, summary) is not first
+    names = first.get_metric_names()
+    assert names == expectation.get_validation_dependencies(engine, summary).get_metric_names() and len(names) >= 2
+
+
 def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_built_on_each_read(
     spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -843,8 +883,12 @@ def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_buil
     frame = spark.createDataFrame([("x", 1), (None, None), ("z", 3)], "c string, n int")
 
     def results(run: Any) -> list[dict[str, Any]]:
+        """Every result as JSON; before GX 1.24 each run installs its suite anew, whose expectations get new ids."""
         (suite_result,) = run.checkpoint_result.run_results.values()
-        return [evr.to_json_dict() for evr in suite_result.results]
+        found = [evr.to_json_dict() for evr in suite_result.results]
+        for evr in found if not KEEPS_CONTEXTS else ():
+            evr["expectation_config"].pop("id")
+        return found
 
     settled = run_contract(contract, frame, now=MOMENT)
     monkeypatch.setattr(run_module, "settled_configurations", contextlib.nullcontext)
