@@ -311,7 +311,7 @@ def _configuration(self: Expectation) -> ExpectationConfiguration:
 def _to_domain_obj(self: ExpectationConfiguration) -> Expectation:
     """GX's ``ExpectationConfiguration.to_domain_obj``, built once per object and state inside
     :func:`settled_configurations`."""
-    state = (*vars(self).values(), *self.kwargs.values())
+    state = (*vars(self).values(), *self.kwargs, *self.kwargs.values())
     return settled(("expectation", id(self)), self, state, lambda: _BUILD_EXPECTATION(self))
 
 

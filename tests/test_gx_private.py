@@ -865,8 +865,9 @@ def test_dqx_gx_expectations_answer_their_dependencies_once_per_result_format_an
 def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_built_on_each_read(
     spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """GX's built-in rules (a map rule with ``mostly``, an aggregate one) and dqx-gx's own, failing and passing:
-    every validation result, expectation configuration included, is the one GX gives building each read."""
+    """GX's built-in rules (a map rule with ``mostly``, an aggregate one) and dqx-gx's own, failing and passing, run
+    once and again: every validation result, expectation configuration included, is the one GX gives building each
+    read."""
     gx_rules = [
         ("c set", {"type": "expect_column_values_to_not_be_null", "mostly": 0.9}),
         ("c listed", {"type": "expect_column_values_to_be_in_set", "value_set": ["x", "y"]}),
@@ -890,10 +891,10 @@ def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_buil
             evr["expectation_config"].pop("id")
         return found
 
-    settled = run_contract(contract, frame, now=MOMENT)
+    settled, again = run_contract(contract, frame, now=MOMENT), run_contract(contract, frame, now=MOMENT)
     monkeypatch.setattr(run_module, "settled_configurations", contextlib.nullcontext)
     built = run_contract(contract, frame, now=MOMENT)
-    assert results(settled) == results(built)
+    assert results(settled) == results(again) == results(built)
     assert [r.assertion for r in settled.rule_results] == [r.assertion for r in built.rule_results]
     gx_types = {t["type"] for _, t in gx_rules}
     outcomes = {e["expectation_config"]["type"]: e["success"] for e in results(settled)}
