@@ -14,6 +14,7 @@ import contextlib
 import copy
 import functools
 import json
+import math
 import operator
 import os
 import weakref
@@ -27,6 +28,7 @@ from typing import Any, ClassVar, Self, TypeVar
 import great_expectations as gx
 from great_expectations.checkpoint.checkpoint import CheckpointResult
 from great_expectations.compatibility.pydantic import PrivateAttr
+from great_expectations.core import id_dict
 from great_expectations.core.freshness_diagnostics import (
     CheckpointFreshnessDiagnostics,
     ValidationDefinitionFreshnessDiagnostics,
@@ -315,8 +317,35 @@ def _to_domain_obj(self: ExpectationConfiguration) -> Expectation:
     return settled(("expectation", id(self)), self, state, lambda: _BUILD_EXPECTATION(self))
 
 
+_CONVERT = id_dict.convert_to_json_serializable
+
+
+def _json_ready(data: Any) -> Any:
+    """GX's ``convert_to_json_serializable`` as its ``IDDict.to_id`` calls it for a metric's id: inside
+    :func:`settled_configurations`, kwargs made only of JSON's own values (``None``, strings, numbers but NaN, lists
+    and string-keyed dicts of them) are their own answer, which GX's walk (a dozen type tests per value, NumPy's
+    for each ``None``) would rebuild equal."""
+    if _SETTLED.get() is not None and _is_json(data):
+        return data
+    return _CONVERT(data=data)
+
+
+def _is_json(value: Any) -> bool:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return not math.isnan(value)  # GX writes NaN as None
+    if kind is dict:
+        return all(type(key) is str and _is_json(item) for key, item in value.items())
+    if kind is list or kind is tuple:
+        return all(_is_json(item) for item in value)
+    return False
+
+
 Expectation.configuration = property(_configuration)  # type: ignore[method-assign,assignment]
 ExpectationConfiguration.to_domain_obj = _to_domain_obj  # type: ignore[method-assign]
+id_dict.convert_to_json_serializable = _json_ready
 
 
 @contextlib.contextmanager

@@ -45,7 +45,7 @@ from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from packaging.version import Version
 
-from dqx_gx import run_contract
+from dqx_gx import gx_private, run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.metrics import OfKey, OwnAggregate, apart_queries
@@ -860,6 +860,35 @@ def test_dqx_gx_expectations_answer_their_dependencies_once_per_result_format_an
         assert expectation.get_validation_dependencies(engine, summary) is not first
     names = first.get_metric_names()
     assert names == expectation.get_validation_dependencies(engine, summary).get_metric_names() and len(names) >= 2
+
+
+def test_a_metric_id_is_gx_own_inside_the_block_where_kwargs_of_json_values_skip_gx_conversion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GX's ``IDDict.to_id`` converts the kwargs through its module's ``convert_to_json_serializable`` (which
+    dqx-gx wraps): inside the block kwargs of JSON's own values are not converted, others are, and every id is
+    the one GX gives outside it."""
+    plain: list[dict[str, Any]] = [
+        {"batch_id": "b", "table": None, "row_condition": None, "condition_parser": None},
+        {"column": "a", "result_format": {"result_format": "SUMMARY", "partial_unexpected_count": 0}, "mostly": 0.5},
+        {"value_set": ["x", None, 1, 2.5, True, float("inf")], "pair": ("a", "b"), "nested": [{"k": [None]}]},
+    ]
+    converted: list[dict[str, Any]] = [
+        {"value": float("nan"), "column": "a"},
+        {"when": dt.date(2026, 1, 1), "column": "a"},
+        {"keys": {1: "a"}, "column": "a"},
+        {"kind": MetricKind.NULL_COUNT, "column": "a"},
+    ]
+    outside = [IDDict(values).to_id() for values in plain + converted]
+    calls: list[Any] = []
+    convert = gx_private._CONVERT
+    monkeypatch.setattr(gx_private, "_CONVERT", lambda data: calls.append(data) or convert(data=data))
+    with settled_configurations():
+        inside = [IDDict(values).to_id() for values in plain]
+        assert not calls
+        inside += [IDDict(values).to_id() for values in converted]
+    assert len(calls) == len(converted) and inside == outside
+    assert IDDict(plain[0]).to_id() == outside[0] and len(calls) == len(converted) + 1
 
 
 def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_built_on_each_read(
