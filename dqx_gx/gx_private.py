@@ -41,6 +41,7 @@ from great_expectations.data_context.data_context.context_factory import project
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
+from great_expectations.expectations import expectation_configuration
 from great_expectations.expectations.expectation import Expectation
 from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 from great_expectations.expectations.metrics.map_metric_provider.column_map_condition_auxilliary_methods import (
@@ -330,6 +331,16 @@ def _json_ready(data: Any) -> Any:
     return _CONVERT(data=data)
 
 
+_ENSURE = expectation_configuration.ensure_json_serializable
+
+
+def _json_checked(data: Any) -> None:
+    """GX's ``ensure_json_serializable`` as an ``ExpectationConfiguration`` checks its ``meta`` when built: inside
+    :func:`settled_configurations` a ``meta`` made only of JSON's own values passes without GX's walk."""
+    if _SETTLED.get() is None or not _is_json(data):
+        _ENSURE(data)
+
+
 def _is_json(value: Any) -> bool:
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
@@ -346,6 +357,7 @@ def _is_json(value: Any) -> bool:
 Expectation.configuration = property(_configuration)  # type: ignore[method-assign,assignment]
 ExpectationConfiguration.to_domain_obj = _to_domain_obj  # type: ignore[method-assign]
 id_dict.convert_to_json_serializable = _json_ready
+expectation_configuration.ensure_json_serializable = _json_checked
 
 
 @contextlib.contextmanager

@@ -891,6 +891,30 @@ def test_a_metric_id_is_gx_own_inside_the_block_where_kwargs_of_json_values_skip
     assert IDDict(plain[0]).to_id() == outside[0] and len(calls) == len(converted) + 1
 
 
+def test_a_configuration_checks_its_meta_through_gx_inside_the_block_unless_it_is_json_values_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GX's ``ExpectationConfiguration`` checks its ``meta`` through its module's ``ensure_json_serializable`` (which
+    dqx-gx wraps): inside the block a meta of JSON's own values is not walked, any other still is, and what GX
+    refuses is refused."""
+    calls: list[Any] = []
+    ensure = gx_private._ENSURE
+    monkeypatch.setattr(gx_private, "_ENSURE", lambda data: calls.append(data) or ensure(data))
+
+    def configuration(meta: dict[str, Any]) -> ExpectationConfiguration:
+        return ExpectationConfiguration(type="expect_column_values_to_not_be_null", kwargs={"column": "a"}, meta=meta)
+
+    with settled_configurations():
+        assert configuration({"dqx": {"rule_id": "r", "n": [1, None, 2.5, True]}}).meta["dqx"]["rule_id"] == "r"
+        assert not calls
+        configuration({"when": dt.date(2026, 1, 1)})
+        with pytest.raises(Exception, match="cannot be serialized to json"):
+            configuration({"x": object()})
+        assert len(calls) == 2
+    configuration({"dqx": {}})
+    assert len(calls) == 3
+
+
 def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_built_on_each_read(
     spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
