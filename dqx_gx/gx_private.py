@@ -14,18 +14,21 @@ import contextlib
 import copy
 import functools
 import json
+import math
+import operator
 import os
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from concurrent import futures
 from contextvars import ContextVar
 from functools import partial
 from types import MethodType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 import great_expectations as gx
 from great_expectations.checkpoint.checkpoint import CheckpointResult
 from great_expectations.compatibility.pydantic import PrivateAttr
+from great_expectations.core import id_dict
 from great_expectations.core.freshness_diagnostics import (
     CheckpointFreshnessDiagnostics,
     ValidationDefinitionFreshnessDiagnostics,
@@ -38,7 +41,9 @@ from great_expectations.data_context.data_context.context_factory import project
 from great_expectations.data_context.store.tuple_store_backend import TupleFilesystemStoreBackend
 from great_expectations.datasource.fluent import SparkDatasource
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
+from great_expectations.expectations import expectation_configuration
 from great_expectations.expectations.expectation import Expectation
+from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
 from great_expectations.expectations.metrics.map_metric_provider.column_map_condition_auxilliary_methods import (
     _spark_column_map_condition_values,
 )
@@ -53,6 +58,8 @@ from great_expectations.expectations.registry import _registered_expectations
 from dqx_gx.files import write_atomically
 from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.threads import kept_thread
+
+T = TypeVar("T")
 
 GX_VERSION = tuple(int(part) for part in gx.__version__.split(".")[:2])
 KEEPS_CONTEXTS = GX_VERSION >= (1, 24)
@@ -272,6 +279,104 @@ class InstalledCheckpoint(gx.Checkpoint):
     def _run_actions(self, checkpoint_result: CheckpointResult) -> None:
         if id(self) not in _HELD.get():
             super()._run_actions(checkpoint_result)
+
+
+_BUILD_CONFIGURATION: Callable[[Expectation], ExpectationConfiguration] = Expectation.configuration.fget  # type: ignore[attr-defined]
+_BUILD_EXPECTATION = ExpectationConfiguration.to_domain_obj
+
+_SETTLED: ContextVar[dict[Hashable, tuple[Any, tuple[Any, ...], Any]] | None] = ContextVar(
+    "dqx_gx_settled_configurations", default=None
+)
+"""Inside :func:`settled_configurations`: what was last built from an object (by the object's identity and what
+was built), with the object and the state it was built from."""
+
+
+def settled(key: Hashable, source: object, state: tuple[Any, ...], build: Callable[[], T]) -> T:
+    """``build()``, which depends only on ``source`` (in ``state``) and ``key``: inside
+    :func:`settled_configurations` kept under ``key`` while ``source`` is alive and ``state`` holds the same
+    objects; outside the block built on every call."""
+    kept_for = _SETTLED.get()
+    if kept_for is None:
+        return build()
+    kept = kept_for.get(key)
+    if kept is not None and kept[0] is source and len(kept[1]) == len(state) and all(map(operator.is_, kept[1], state)):
+        return kept[2]  # type: ignore[no-any-return]
+    built = build()
+    kept_for[key] = (source, state, built)
+    return built
+
+
+def _configuration(self: Expectation) -> ExpectationConfiguration:
+    """GX's ``Expectation.configuration``, built once per object and state inside :func:`settled_configurations`."""
+    return settled(("configuration", id(self)), self, tuple(self.__dict__.values()), lambda: _BUILD_CONFIGURATION(self))
+
+
+def _to_domain_obj(self: ExpectationConfiguration) -> Expectation:
+    """GX's ``ExpectationConfiguration.to_domain_obj``, built once per object and state inside
+    :func:`settled_configurations`."""
+    state = (*vars(self).values(), *self.kwargs, *self.kwargs.values())
+    return settled(("expectation", id(self)), self, state, lambda: _BUILD_EXPECTATION(self))
+
+
+_CONVERT = id_dict.convert_to_json_serializable
+
+
+def _json_ready(data: Any) -> Any:
+    """GX's ``convert_to_json_serializable`` as its ``IDDict.to_id`` calls it for a metric's id: inside
+    :func:`settled_configurations`, kwargs made only of JSON's own values (``None``, strings, numbers but NaN, lists
+    and string-keyed dicts of them) are their own answer, which GX's walk (a dozen type tests per value, NumPy's
+    for each ``None``) would rebuild equal."""
+    if _SETTLED.get() is not None and _is_json(data):
+        return data
+    return _CONVERT(data=data)
+
+
+_ENSURE = expectation_configuration.ensure_json_serializable
+
+
+def _json_checked(data: Any) -> None:
+    """GX's ``ensure_json_serializable`` as an ``ExpectationConfiguration`` checks its ``meta`` when built: inside
+    :func:`settled_configurations` a ``meta`` made only of JSON's own values passes without GX's walk."""
+    if _SETTLED.get() is None or not _is_json(data):
+        _ENSURE(data)
+
+
+def _is_json(value: Any) -> bool:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return not math.isnan(value)  # GX writes NaN as None
+    if kind is dict:
+        return all(type(key) is str and _is_json(item) for key, item in value.items())
+    if kind is list or kind is tuple:
+        return all(_is_json(item) for item in value)
+    return False
+
+
+Expectation.configuration = property(_configuration)  # type: ignore[method-assign,assignment]
+ExpectationConfiguration.to_domain_obj = _to_domain_obj  # type: ignore[method-assign]
+id_dict.convert_to_json_serializable = _json_ready
+expectation_configuration.ensure_json_serializable = _json_checked
+
+
+@contextlib.contextmanager
+def settled_configurations() -> Iterator[None]:
+    """Inside the block an expectation answers ``configuration`` with the one it built last, and a configuration
+    answers ``to_domain_obj`` with the expectation it built last, while none of their fields (nor a configuration's
+    kwargs) has been set since; outside it (and for anyone else's code) GX builds them on every call, as before.
+
+    GX builds an expectation's configuration anew (a pydantic dump of every field, ``meta`` made JSON-safe) on
+    each read, and its built-in map rules read it once per domain, success and runtime key of each metric they ask
+    for; the validator builds each expectation twice from the same configuration (for its metrics, then to judge
+    them). Nothing in a checkpoint's run changes an expectation or a configuration in place, and a field set anew is
+    seen (its value is a new object), so what is read is what GX would build. What is kept lives only for the block.
+    """
+    token = _SETTLED.set({})
+    try:
+        yield
+    finally:
+        _SETTLED.reset(token)
 
 
 ApartQuery = tuple[list[int], Callable[[], list[Any]]]

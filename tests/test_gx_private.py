@@ -5,6 +5,7 @@ Each test fails loudly, naming the assumption, when a GX upgrade breaks it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import datetime as dt
@@ -37,14 +38,14 @@ from great_expectations.exceptions.resource_freshness import ResourceFreshnessAg
 from great_expectations.execution_engine import SparkDFExecutionEngine
 from great_expectations.execution_engine.execution_engine import ExecutionEngine, MetricComputationConfiguration
 from great_expectations.expectations.expectation import Expectation
-from great_expectations.expectations.expectation_configuration import parse_result_format
+from great_expectations.expectations.expectation_configuration import ExpectationConfiguration, parse_result_format
 from great_expectations.expectations.metrics.metric_provider import MetricProvider
 from great_expectations.expectations.registry import get_metric_kwargs, get_metric_provider, get_renderer_impl
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from packaging.version import Version
 
-from dqx_gx import run_contract
+from dqx_gx import gx_private, run_contract
 from dqx_gx.expectations.base import DqxExpectation
 from dqx_gx.expectations.catalog import EXPECTATIONS
 from dqx_gx.expectations.metrics import OfKey, OwnAggregate, apart_queries
@@ -52,6 +53,7 @@ from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import build_suite
 from dqx_gx.files import write_atomically
 from dqx_gx.gx_private import (
+    KEEPS_CONTEXTS,
     SAMPLE_QUERIES,
     AtomicFilesystemStoreBackend,
     IdOnce,
@@ -68,12 +70,14 @@ from dqx_gx.gx_private import (
     registered_expectation_types,
     resolve_metric_bundles,
     run_actions,
+    settled_configurations,
     stored_record,
     suite_owner,
     table_domain,
 )
 from dqx_gx.kinds import MetricKind
 from dqx_gx.notify import parse_target
+from dqx_gx.run import runner as run_module
 from dqx_gx.run.artifacts import RESULT_FORMAT, ephemeral_context, install
 from dqx_gx.spark import threads
 from dqx_gx.spark_versions import CALL_SITES
@@ -792,3 +796,163 @@ def test_kwargs_that_change_forget_their_id_and_a_deep_copy_keeps_it() -> None:
         change(changed)
         assert changed.to_id() == IDDict(changed).to_id() != first
     assert value.to_id(id_ignore_keys={"column"}) == IDDict(value).to_id(id_ignore_keys={"column"}) != first
+
+
+def test_gx_builds_an_expectations_configuration_on_each_read_and_inside_the_block_once_per_object_and_state() -> None:
+    """:func:`settled_configurations` wraps GX's own ``Expectation.configuration`` property; inside the block a
+    read gives what GX builds, kept while no field is set, and outside it GX builds anew on every read."""
+    wrapped = vars(Expectation)["configuration"]
+    assert isinstance(wrapped, property) and wrapped.fget is not None
+    expectation = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.5, meta={"dqx": {"rule_id": "r"}})
+    outside = expectation.configuration
+    assert expectation.configuration is not outside and expectation.configuration == outside
+    with settled_configurations():
+        first = expectation.configuration
+        assert first == outside and expectation.configuration is first
+        twin = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.5, meta={"dqx": {"rule_id": "r"}})
+        assert twin.configuration is not first and twin.configuration == first
+        expectation.mostly = 0.9
+        changed = expectation.configuration
+        assert changed is not first and changed.kwargs["mostly"] == 0.9 and first.kwargs["mostly"] == 0.5
+        expectation.meta = {"dqx": {"rule_id": "s"}}
+        assert expectation.configuration.meta == {"dqx": {"rule_id": "s"}}
+    assert expectation.configuration is not expectation.configuration
+    assert (
+        expectation.configuration
+        == gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.9, meta={"dqx": {"rule_id": "s"}}).configuration
+    )
+
+
+def test_a_configuration_builds_its_expectation_once_per_object_and_state_inside_the_block() -> None:
+    """GX's ``ExpectationConfiguration.to_domain_obj`` is wrapped the same way: the validator builds each expectation
+    from the same configuration twice a run; a kwarg set or changed is seen."""
+    assert ExpectationConfiguration.to_domain_obj is not None
+    configuration = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly=0.5).configuration
+    assert configuration.to_domain_obj() is not configuration.to_domain_obj()
+    with settled_configurations():
+        first = configuration.to_domain_obj()
+        assert configuration.to_domain_obj() is first and first.configuration == configuration
+        configuration.kwargs.update({"batch_id": "batch-1"})
+        batched = configuration.to_domain_obj()
+        assert batched is not first and batched.batch_id == "batch-1" and first.batch_id is None
+        configuration.kwargs["mostly"] = 0.7
+        assert configuration.to_domain_obj().mostly == 0.7
+        copied = copy.deepcopy(configuration)
+        assert copied.to_domain_obj() is not configuration.to_domain_obj()
+    assert configuration.to_domain_obj() is not configuration.to_domain_obj()
+
+
+def test_dqx_gx_expectations_answer_their_dependencies_once_per_result_format_and_engine_inside_the_block() -> None:
+    """GX asks an expectation for its metrics for the graph and again to judge them: inside the block the second
+    answer is the first, unless the result format, the engine or a field differs."""
+    expectation = EXPECTATIONS[MetricKind.NUM_ROWS](rule="rows", min_value=1)
+    summary, basic = {"result_format": dict(RESULT_FORMAT)}, {"result_format": "BASIC"}
+    assert expectation.get_validation_dependencies(None, summary) is not expectation.get_validation_dependencies(
+        None, summary
+    )
+    engine = SparkDFExecutionEngine()
+    with settled_configurations():
+        first = expectation.get_validation_dependencies(engine, summary)
+        assert expectation.get_validation_dependencies(engine, copy.deepcopy(summary)) is first
+        assert expectation.get_validation_dependencies(engine, basic).result_format["result_format"] == "BASIC"
+        assert expectation.get_validation_dependencies(SparkDFExecutionEngine(), summary) is not first
+        expectation.min_value = 2
+        assert expectation.get_validation_dependencies(engine, summary) is not first
+    names = first.get_metric_names()
+    assert names == expectation.get_validation_dependencies(engine, summary).get_metric_names() and len(names) >= 2
+
+
+def test_a_metric_id_is_gx_own_inside_the_block_where_kwargs_of_json_values_skip_gx_conversion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GX's ``IDDict.to_id`` converts the kwargs through its module's ``convert_to_json_serializable`` (which
+    dqx-gx wraps): inside the block kwargs of JSON's own values are not converted, others are, and every id is
+    the one GX gives outside it."""
+    plain: list[dict[str, Any]] = [
+        {"batch_id": "b", "table": None, "row_condition": None, "condition_parser": None},
+        {"column": "a", "result_format": {"result_format": "SUMMARY", "partial_unexpected_count": 0}, "mostly": 0.5},
+        {"value_set": ["x", None, 1, 2.5, True, float("inf")], "pair": ("a", "b"), "nested": [{"k": [None]}]},
+    ]
+    converted: list[dict[str, Any]] = [
+        {"value": float("nan"), "column": "a"},
+        {"when": dt.date(2026, 1, 1), "column": "a"},
+        {"keys": {1: "a"}, "column": "a"},
+        {"kind": MetricKind.NULL_COUNT, "column": "a"},
+    ]
+    outside = [IDDict(values).to_id() for values in plain + converted]
+    calls: list[Any] = []
+    convert = gx_private._CONVERT
+    monkeypatch.setattr(gx_private, "_CONVERT", lambda data: calls.append(data) or convert(data=data))
+    with settled_configurations():
+        inside = [IDDict(values).to_id() for values in plain]
+        assert not calls
+        inside += [IDDict(values).to_id() for values in converted]
+    assert len(calls) == len(converted) and inside == outside
+    assert IDDict(plain[0]).to_id() == outside[0] and len(calls) == len(converted) + 1
+
+
+def test_a_configuration_checks_its_meta_through_gx_inside_the_block_unless_it_is_json_values_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GX's ``ExpectationConfiguration`` checks its ``meta`` through its module's ``ensure_json_serializable`` (which
+    dqx-gx wraps): inside the block a meta of JSON's own values is not walked, any other still is, and what GX
+    refuses is refused."""
+    calls: list[Any] = []
+    ensure = gx_private._ENSURE
+    monkeypatch.setattr(gx_private, "_ENSURE", lambda data: calls.append(data) or ensure(data))
+
+    def configuration(meta: dict[str, Any]) -> ExpectationConfiguration:
+        return ExpectationConfiguration(type="expect_column_values_to_not_be_null", kwargs={"column": "a"}, meta=meta)
+
+    with settled_configurations():
+        assert configuration({"dqx": {"rule_id": "r", "n": [1, None, 2.5, True]}}).meta["dqx"]["rule_id"] == "r"
+        assert not calls
+        configuration({"when": dt.date(2026, 1, 1)})
+        with pytest.raises(Exception, match="cannot be serialized to json"):
+            configuration({"x": object()})
+        assert len(calls) == 2
+    configuration({"dqx": {}})
+    assert len(calls) == 3
+
+
+def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_built_on_each_read(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GX's built-in rules (a map rule with ``mostly``, an aggregate one) and dqx-gx's own, failing and passing, run
+    once and again: every validation result, expectation configuration included, is the one GX gives building each
+    read."""
+    gx_rules = [
+        ("c set", {"type": "expect_column_values_to_not_be_null", "mostly": 0.9}),
+        ("c listed", {"type": "expect_column_values_to_be_in_set", "value_set": ["x", "y"]}),
+        ("rows", {"type": "expect_table_row_count_to_be_between", "min_value": 1, "max_value": 5}),
+    ]
+    quality = [{"name": n, "type": "custom", "engine": "greatExpectations", "implementation": i} for n, i in gx_rules]
+    contract = one_table(
+        [
+            {"name": "c", "logicalType": "string", "required": True, "quality": quality[:2]},
+            {"name": "n", "logicalType": "integer", "quality": [{"metric": "nullValues", "mustBe": 0}]},
+        ],
+        quality[2:],
+    )
+    frame = spark.createDataFrame([("x", 1), (None, None), ("z", 3)], "c string, n int")
+
+    def results(run: Any) -> list[dict[str, Any]]:
+        """Every result as JSON; before GX 1.24 each run installs its suite anew, whose expectations get new ids."""
+        (suite_result,) = run.checkpoint_result.run_results.values()
+        found = [evr.to_json_dict() for evr in suite_result.results]
+        for evr in found if not KEEPS_CONTEXTS else ():
+            evr["expectation_config"].pop("id")
+        return found
+
+    settled, again = run_contract(contract, frame, now=MOMENT), run_contract(contract, frame, now=MOMENT)
+    monkeypatch.setattr(run_module, "settled_configurations", contextlib.nullcontext)
+    built = run_contract(contract, frame, now=MOMENT)
+    assert results(settled) == results(again) == results(built)
+    assert [r.assertion for r in settled.rule_results] == [r.assertion for r in built.rule_results]
+    gx_types = {t["type"] for _, t in gx_rules}
+    outcomes = {e["expectation_config"]["type"]: e["success"] for e in results(settled)}
+    assert {t: outcomes[t] for t in gx_types} == {
+        "expect_column_values_to_not_be_null": False,
+        "expect_column_values_to_be_in_set": False,
+        "expect_table_row_count_to_be_between": True,
+    }

@@ -9,6 +9,7 @@ and renders the rule for data docs.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -96,16 +97,20 @@ class DqxExpectation(BatchExpectation):
     def get_validation_dependencies(
         self, execution_engine: Any = None, runtime_configuration: dict[str, Any] | None = None
     ) -> ValidationDependencies:
-        # GX's own version rebuilds this expectation's configuration (a pydantic dump) once per
-        # success key to find the one runtime key it reads, result_format.
+        result_format = parse_result_format((runtime_configuration or {}).get("result_format", self.result_format))
+        # GX asks twice a run (for the graph, then to judge): in a run's checkpoint the second is the first's answer
+        key = ("dependencies", id(self), json.dumps(result_format, sort_keys=True, default=repr))
+        state = (*self.__dict__.values(), execution_engine)
+        return gx_private.settled(key, self, state, lambda: self._dependencies(execution_engine, result_format))
+
+    def _dependencies(self, execution_engine: Any, result_format: dict[str, Any]) -> ValidationDependencies:
+        """The metrics this expectation reads, each on the batch's table domain.
+
+        GX's own version rebuilds this expectation's configuration (a pydantic dump) once per success key to find
+        the one runtime key it reads, result_format; and its ``get_metric_kwargs`` would rebuild it per metric."""
         if execution_engine is not None:  # before any metric is resolved: GX's map rules beside it ask no samples
             gx_private.lighter_metric_resolution(execution_engine)
-        result_format = (runtime_configuration or {}).get("result_format", self.result_format)
-        dependencies = ValidationDependencies(
-            metric_configurations={}, result_format=parse_result_format(result_format)
-        )
-        # The table domain of every dqx metric, built directly: GX's get_metric_kwargs would rebuild this
-        # expectation's configuration for each metric.
+        dependencies = ValidationDependencies(metric_configurations={}, result_format=result_format)
         domain = gx_private.table_domain(self.batch_id)
         for key, (name, value_kwargs) in {BATCH_SCHEMA: (BATCH_SCHEMA, {}), **self.metrics_read()}.items():
             configuration = MetricConfiguration(name, domain, gx_private.IdOnce(value_kwargs))

@@ -21,7 +21,14 @@ from dqx_gx.expectations.base import rule_id
 from dqx_gx.expectations.checks import measured_in
 from dqx_gx.expectations.moment import measured_at
 from dqx_gx.expectations.suite import SuiteBuild, build_suite
-from dqx_gx.gx_private import KEEPS_CONTEXTS, atomic_writes, held_for_record, just_installed, run_actions
+from dqx_gx.gx_private import (
+    KEEPS_CONTEXTS,
+    atomic_writes,
+    held_for_record,
+    just_installed,
+    run_actions,
+    settled_configurations,
+)
 from dqx_gx.notify import NOTIFY_ON, NotifyOn, Target, deliveries, parse_target, require_plugins
 from dqx_gx.rules.details import DEFAULT_SAMPLES, TABLES, Detail
 from dqx_gx.rules.rule import SchemaCheck, TypeRule
@@ -206,6 +213,7 @@ def _checked(
         just_installed(artifacts.checkpoint),
         held_for_record(artifacts.checkpoint),
         sampled_in_pass(contract, samples) as in_pass,
+        settled_configurations(),
     ):
         batch = in_one_partition(dataframe)  # a small batch's aggregations then run as one Spark job each
         checkpoint_result = artifacts.checkpoint.run(batch_parameters={"dataframe": batch}, run_id=run_id)
