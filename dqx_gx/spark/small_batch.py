@@ -17,9 +17,9 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 
-SMALL_BATCH_BYTES = 1 << 20
+SMALL_BATCH_BYTES = 16 << 20
 """Below this estimate one core reads the batch in less time than the Spark jobs its exchanges would add
-(docs/benchmarks.md, 'Scaling')."""
+(docs/benchmarks.md, 'Scaling' and 'A small batch in one partition')."""
 
 _IN_ONE_PARTITION: weakref.WeakSet[DataFrame] = weakref.WeakSet()
 """The batches :func:`in_one_partition` read in one partition: known small, so the key grouping's question about
