@@ -291,15 +291,27 @@ _SETTLED: ContextVar[dict[Hashable, tuple[Any, tuple[Any, ...], Any]] | None] = 
 was built), with the object and the state it was built from."""
 
 
-def settled(key: Hashable, source: object, state: tuple[Any, ...], build: Callable[[], T]) -> T:
+def settled(
+    key: Hashable,
+    source: object,
+    state: tuple[Any, ...],
+    build: Callable[[], T],
+    unchanged: Callable[[T], bool] = lambda _: True,
+) -> T:
     """``build()``, which depends only on ``source`` (in ``state``) and ``key``: inside
-    :func:`settled_configurations` kept under ``key`` while ``source`` is alive and ``state`` holds the same
-    objects; outside the block built on every call."""
+    :func:`settled_configurations` kept under ``key`` while ``source`` is alive, ``state`` holds the same
+    objects and what was built is still ``unchanged``; outside the block built on every call."""
     kept_for = _SETTLED.get()
     if kept_for is None:
         return build()
     kept = kept_for.get(key)
-    if kept is not None and kept[0] is source and len(kept[1]) == len(state) and all(map(operator.is_, kept[1], state)):
+    if (
+        kept is not None
+        and kept[0] is source
+        and len(kept[1]) == len(state)
+        and all(map(operator.is_, kept[1], state))
+        and unchanged(kept[2])
+    ):
         return kept[2]  # type: ignore[no-any-return]
     built = build()
     kept_for[key] = (source, state, built)
@@ -307,8 +319,16 @@ def settled(key: Hashable, source: object, state: tuple[Any, ...], build: Callab
 
 
 def _configuration(self: Expectation) -> ExpectationConfiguration:
-    """GX's ``Expectation.configuration``, built once per object and state inside :func:`settled_configurations`."""
-    return settled(("configuration", id(self)), self, tuple(self.__dict__.values()), lambda: _BUILD_CONFIGURATION(self))
+    """GX's ``Expectation.configuration``, built once per object and state inside :func:`settled_configurations`,
+    and built anew once GX has put the suite's parameters into the one handed out (``process_suite_parameters``
+    changes a configuration's kwargs in place; one GX builds anew has its raw kwargs)."""
+    return settled(
+        ("configuration", id(self)),
+        self,
+        tuple(self.__dict__.values()),
+        lambda: _BUILD_CONFIGURATION(self),
+        lambda configuration: configuration._raw_kwargs is None,
+    )
 
 
 def _to_domain_obj(self: ExpectationConfiguration) -> Expectation:
@@ -369,8 +389,9 @@ def settled_configurations() -> Iterator[None]:
     GX builds an expectation's configuration anew (a pydantic dump of every field, ``meta`` made JSON-safe) on
     each read, and its built-in map rules read it once per domain, success and runtime key of each metric they ask
     for; the validator builds each expectation twice from the same configuration (for its metrics, then to judge
-    them). Nothing in a checkpoint's run changes an expectation or a configuration in place, and a field set anew is
-    seen (its value is a new object), so what is read is what GX would build. What is kept lives only for the block.
+    them). A field set anew is seen (its value is a new object), and so is a configuration whose suite parameters
+    GX has put in place; a value changed inside a field (a list appended to) would not be, and nothing in a
+    checkpoint's run does that. What is kept lives only for the block, which holds one validation of one suite.
     """
     token = _SETTLED.set({})
     try:

@@ -823,6 +823,22 @@ def test_gx_builds_an_expectations_configuration_on_each_read_and_inside_the_blo
     )
 
 
+def test_a_configuration_whose_suite_parameters_gx_put_in_place_is_built_anew_inside_the_block() -> None:
+    """GX's validator puts the suite's parameters into the configurations it reads (``process_suite_parameters``
+    changes their kwargs in place): the next read inside the block is what GX builds anew, the raw ``$PARAMETER``
+    again, so a second validation would substitute its own parameters."""
+    expectation = gxe.ExpectColumnValuesToNotBeNull(column="a", mostly={"$PARAMETER": "share"})
+    with settled_configurations():
+        first = expectation.configuration
+        first.process_suite_parameters({"share": 0.5})
+        assert first.kwargs["mostly"] == 0.5
+        again = expectation.configuration
+        assert again is not first and again.kwargs["mostly"] == {"$PARAMETER": "share"}
+        assert expectation.configuration is again
+        again.process_suite_parameters({"share": 0.7})
+        assert expectation.configuration.kwargs["mostly"] == {"$PARAMETER": "share"} and again.kwargs["mostly"] == 0.7
+
+
 def test_a_configuration_builds_its_expectation_once_per_object_and_state_inside_the_block() -> None:
     """GX's ``ExpectationConfiguration.to_domain_obj`` is wrapped the same way: the validator builds each expectation
     from the same configuration twice a run; a kwarg set or changed is seen."""
