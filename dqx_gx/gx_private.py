@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import json
 import math
@@ -54,6 +55,7 @@ from great_expectations.expectations.metrics.map_metric_provider.multicolumn_map
     _spark_multicolumn_map_condition_values,
 )
 from great_expectations.expectations.registry import _registered_expectations
+from pyspark.sql import Column
 
 from dqx_gx.files import write_atomically
 from dqx_gx.spark.own_expressions import own_expressions
@@ -400,6 +402,22 @@ def settled_configurations() -> Iterator[None]:
         _SETTLED.reset(token)
 
 
+@dataclasses.dataclass(frozen=True, eq=False)  # a Column has no equality of its own
+class OverProjection:
+    """A bundle partial whose aggregate reads columns computed below the bundle's ``df.agg``:
+    :func:`resolve_metric_bundles` adds them to the domain's records for that ``df.agg`` only (a value two aggregates
+    read is then computed once per row, in Spark's generated projection, where an interpreted aggregate would
+    compute it for each)."""
+
+    aggregate: Column
+    below: tuple[tuple[str, Column], ...]
+    """Each column's name and value (the same name means the same value, whichever partial gives it)."""
+
+
+_BELOW: ContextVar[Mapping[IDDictID, Mapping[str, Column]] | None] = ContextVar("dqx_gx_below", default=None)
+"""Inside a bundle's ``df.agg``: by domain id, the columns :class:`OverProjection` partials read."""
+
+
 ApartQuery = tuple[list[int], Callable[[], list[Any]]]
 """A query that answers partials set apart: the positions of those it answers, among those it was given,
 and what runs it and returns their values in that order."""
@@ -424,12 +442,41 @@ def resolve_metric_bundles(
     aggregates' own ``df.agg``), the first beside it on a thread of its own (with the caller's context
     variables), the others after it on the caller's: none needs another, and Spark runs their jobs at once
     where one leaves cores free. All finish before the values, or an error (the bundle's first), come
-    back; while another run's query has the thread, they all run after the bundle, on the caller's. Only
-    this engine instance changes; GX maps each value back by metric id.
+    back; while another run's query has the thread, they all run after the bundle, on the caller's. Below: an
+    :class:`OverProjection` partial's columns are added to its domain's records (``get_domain_records``) for
+    that bundle's ``df.agg`` only; a bundle without one is planned as before. Only this engine instance
+    changes; GX maps each value back by metric id.
     """
     if "resolve_metric_bundle" in vars(engine):
         return
     resolve = engine.resolve_metric_bundle
+    records = engine.get_domain_records
+
+    def projected(bundle: list[MetricComputationConfiguration]) -> Any:
+        below: dict[IDDictID, dict[str, Column]] = {}
+        plain = []
+        for configuration in bundle:
+            over: Any = configuration.metric_fn
+            if isinstance(over, OverProjection):
+                domain = IDDict(configuration.compute_domain_kwargs or {}).to_id()
+                below.setdefault(domain, {}).update(over.below)
+                plain.append(dataclasses.replace(configuration, metric_fn=over.aggregate))
+            else:
+                plain.append(configuration)
+        if not below:
+            return resolve(plain)
+        token = _BELOW.set(below)
+        try:
+            return resolve(plain)
+        finally:
+            _BELOW.reset(token)
+
+    def with_below(domain_kwargs: Any) -> Any:
+        df = records(domain_kwargs=domain_kwargs)
+        below = _BELOW.get()
+        if below and (columns := below.get(IDDict(domain_kwargs).to_id())):
+            return df.select("*", *(value.alias(name) for name, value in columns.items()))
+        return df
 
     def in_id_order(metric_fn_bundle: Iterable[MetricComputationConfiguration]) -> Any:
         ordered = sorted(metric_fn_bundle, key=lambda c: _sort_key(c.metric_configuration.id))
@@ -446,10 +493,10 @@ def resolve_metric_bundles(
                 raise ValueError(f"resolve_apart must answer each partial set apart once: {asked}")
             queries += [partial(_values_of, [configurations[i] for i in p], run) for p, run in asked]
         if not queries:
-            return resolve(ordered)
+            return projected(ordered)
         beside = kept_thread(queries[0])
         try:
-            resolved = resolve([c for c in ordered if not isinstance(c.metric_fn, apart)])
+            resolved = projected([c for c in ordered if not isinstance(c.metric_fn, apart)])
             for query in queries if beside is None else queries[1:]:
                 resolved.update(query())
         finally:
@@ -460,6 +507,7 @@ def resolve_metric_bundles(
         return resolved
 
     engine.resolve_metric_bundle = in_id_order  # type: ignore[method-assign]
+    engine.get_domain_records = with_below  # type: ignore[method-assign]
 
 
 def _values_of(configurations: list[MetricComputationConfiguration], run: Callable[[], list[Any]]) -> dict[Any, Any]:

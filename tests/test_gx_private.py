@@ -44,6 +44,7 @@ from great_expectations.expectations.registry import get_metric_kwargs, get_metr
 from great_expectations.render import LegacyRendererType
 from great_expectations.validator.metric_configuration import MetricConfiguration
 from packaging.version import Version
+from pyspark.sql import functions as F
 
 from dqx_gx import gx_private, run_contract
 from dqx_gx.expectations.base import DqxExpectation
@@ -59,6 +60,7 @@ from dqx_gx.gx_private import (
     IdOnce,
     InstalledCheckpoint,
     InstalledValidationDefinition,
+    OverProjection,
     add_spark_datasource,
     atomic_writes,
     expectations_equal,
@@ -268,7 +270,9 @@ def test_ordering_bundles_changes_only_that_engine_instance() -> None:
     resolve_metric_bundles(engine, (OfKey, OwnAggregate), apart_queries)
     resolve_metric_bundles(engine, (OfKey, OwnAggregate), apart_queries)  # once per engine
     assert "resolve_metric_bundle" in vars(engine) and "resolve_metric_bundle" not in vars(other)
-    wrapped = inspect.getclosurevars(vars(engine)["resolve_metric_bundle"]).nonlocals["resolve"]
+    assert "get_domain_records" in vars(engine) and "get_domain_records" not in vars(other)
+    projected = inspect.getclosurevars(vars(engine)["resolve_metric_bundle"]).nonlocals["projected"]
+    wrapped = inspect.getclosurevars(projected).nonlocals["resolve"]
     assert wrapped.__func__ is SparkDFExecutionEngine.resolve_metric_bundle
 
 
@@ -972,3 +976,30 @@ def test_a_run_gives_the_same_results_whether_configurations_are_settled_or_buil
         "expect_column_values_to_be_in_set": False,
         "expect_table_row_count_to_be_between": True,
     }
+
+
+def test_a_partial_over_a_projection_reads_its_column_below_that_bundles_df_agg_only(spark: Any) -> None:
+    """GX's bundle takes its DataFrame from ``get_domain_records`` and aggregates it with ``df.agg``: an
+    :class:`OverProjection` partial's columns are added to that DataFrame for its bundle, each name once, and to
+    nothing else (the records asked for outside a bundle, a bundle without one)."""
+    source = inspect.getsource(SparkDFExecutionEngine.resolve_metric_bundle)
+    assert "self.get_domain_records(domain_kwargs=" in source and ".agg(" in source
+    frame = spark.createDataFrame([(1, "a"), (2, None), (3, "bb")], "id int, t string")
+    engine = SparkDFExecutionEngine.__new__(SparkDFExecutionEngine)
+    engine.get_domain_records = lambda domain_kwargs: frame  # type: ignore[method-assign]  # the batch's records
+    resolve_metric_bundles(engine, _Apart, lambda df, partials: [])
+    below = (("_dqx_once_t", F.col("t").isNotNull()),)
+    bundle = [
+        _partial("a.rows", F.count(F.lit(1))),
+        _partial("b.marked", OverProjection(F.sum(F.col("_dqx_once_t").cast("int")), below)),
+        _partial("c.shown", OverProjection(F.max(F.when(F.col("_dqx_once_t"), F.col("id"))), below)),
+    ]
+    resolved = engine.resolve_metric_bundle(bundle)
+    assert {c.metric_configuration.metric_name: resolved[c.metric_configuration.id] for c in bundle} == {
+        "a.rows": 3,
+        "b.marked": 2,
+        "c.shown": 3,
+    }
+    assert engine.get_domain_records(domain_kwargs={"table": None}).columns == ["id", "t"]
+    plain = engine.resolve_metric_bundle([_partial("a.rows", F.count(F.lit(1)))])
+    assert list(plain.values()) == [3]

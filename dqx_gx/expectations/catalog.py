@@ -24,6 +24,7 @@ from dqx_gx.expectations.metrics import (
     MARKED_ROWS,
     MARKED_SAMPLES,
     NUM_ROWS,
+    SAMPLED_IN_PASS,
     UNCAST_VALUES,
     marked,
     measured,
@@ -108,6 +109,8 @@ class KindExpectation(DqxExpectation):
             needed[DUPLICATED_ROWS] = kwargs
         if (wanted := wanted_in_pass()) is not None and self.samples_in_pass and rule_id(self.meta) in wanted.rules:
             needed[MARKED_SAMPLES] = {**kwargs, "interval": asdict(self.interval), **wanted.value_kwargs()}
+            if self.kind.value is Value.ROWS:  # its count and the samples' filter read one per-row predicate
+                needed[name] = {**kwargs, SAMPLED_IN_PASS: True}
         return needed
 
     @property

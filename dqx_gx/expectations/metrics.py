@@ -70,6 +70,9 @@ UNCAST_VALUES = "dqx.uncast_values"
 REFINING = "dqx.refining_aggregate"
 REFINED = "dqx.refined"
 DUPLICATED_ROWS = "dqx.duplicated_rows"
+SAMPLED_IN_PASS = "sampled_in_pass"
+"""A count's value kwarg: the rule's samples are taken in the same pass, so its per-row predicate is computed
+once below the aggregate for both (:func:`over_once`)."""
 FOUND = "_dqx_found"
 """The flag column a foreign-key query joins in (see :func:`~dqx_gx.spark.references.with_found_keys`)."""
 
@@ -215,7 +218,7 @@ class Aggregate(TableMetricProvider):
         metric_value_kwargs: dict[str, Any],
         metrics: dict[str, Any],
         runtime_configuration: dict[str, Any],
-    ) -> tuple[Column | OfKey | OwnAggregate, dict[str, Any], dict[str, Any]]:
+    ) -> tuple[Column | OfKey | OwnAggregate | gx_private.OverProjection, dict[str, Any], dict[str, Any]]:
         # one column order per pass (Spark reuses its compiled code); the keys and the object aggregates apart
         gx_private.resolve_metric_bundles(execution_engine, (OfKey, OwnAggregate), apart_queries)
         df, compute_kwargs, accessor_kwargs = execution_engine.get_compute_domain(
@@ -227,12 +230,25 @@ class Aggregate(TableMetricProvider):
         return column, compute_kwargs, accessor_kwargs
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Partial:
         raise NotImplementedError
 
 
-def _partial(aggregate: Sql | OfKey | OwnAggregate) -> Column | OfKey | OwnAggregate:
+def _partial(aggregate: Partial) -> Column | OfKey | OwnAggregate | gx_private.OverProjection:
     return aggregate.column() if isinstance(aggregate, Sql) else aggregate
+
+
+def over_once(columns: Columns, build: Callable[[dict[str, Sql] | None], Sql]) -> Sql | gx_private.OverProjection:
+    """The aggregate ``build`` makes with the per-row values its kind computes once (:meth:`On.once`) read from
+    columns below the pass's aggregate; as before (each computed in the aggregate) when it has none, or when a
+    name would be a batch column's."""
+    below: dict[str, Sql] = {}
+    aggregate = build(below)
+    if not below:
+        return aggregate
+    if any(columns.find(name) is not None for name in below):
+        return build(None)
+    return gx_private.OverProjection(aggregate.column(), tuple((name, value.column()) for name, value in below.items()))
 
 
 @dataclass(frozen=True)
@@ -251,6 +267,10 @@ class OwnAggregate:
     column of the shared ``df.agg``, one of a ``df.agg`` of the bundle's object aggregates."""
 
     column: Column
+
+
+Partial = Sql | OfKey | OwnAggregate | gx_private.OverProjection
+"""What an aggregate metric gives its pass: a column of the shared ``df.agg``, or what stands for one."""
 
 
 def apart_queries(df: DataFrame, wanted: list[OfKey | OwnAggregate]) -> list[gx_private.ApartQuery]:
@@ -310,17 +330,21 @@ class KindAggregate(Aggregate):
         "kind",
         *dict.fromkeys(name for kind in KINDS.values() for name in kind.argument_names if name != "scale"),
         "now",
+        SAMPLED_IN_PASS,
     )
-    """The kind and every argument a kind's metric may be given (:func:`measured`), with the run's moment."""
+    """The kind and every argument a kind's metric may be given (:func:`measured`), with the run's moment and
+    whether the rule's samples are taken in the same pass."""
     result_type: str | None = None
     """The Spark type of the result; None: the kind's own."""
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Partial:
         kind = KINDS[kwargs["kind"]]
         on = measurable(kind, columns, kwargs)
         if on is None:
             return S.null(cls.result_type_of(kind))
+        if kwargs.get(SAMPLED_IN_PASS):
+            return over_once(columns, lambda below: cls.measure(kind, replace(on, below=below), kwargs, metrics))
         column = cls.measure(kind, on, kwargs, metrics)
         own = cls.metric_name == FIRST_PASS and spark_of(kind).object_aggregate
         return OwnAggregate(column.column()) if own else column
@@ -377,14 +401,16 @@ class MarkedSamples(KindAggregate):
     result_type = "array<array<string>>"
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Partial:
         kind = KINDS[kwargs["kind"]]
         on = measurable(kind, columns, kwargs)
         if on is None:
             return S.null(cls.result_type_of(kind))
-        marks = marks_of(kind, replace(on, interval=Interval(**kwargs["interval"])))
         rows = shown(columns, kwargs["sample_key"], on.metric.columns, frozenset(kwargs["sensitive"]))
-        return in_pass_samples(rows, marks, kwargs["samples"])
+        at = replace(on, interval=Interval(**kwargs["interval"]))
+        return over_once(
+            columns, lambda below: in_pass_samples(rows, marks_of(kind, replace(at, below=below)), kwargs["samples"])
+        )
 
 
 def after_the_first_pass(metric: MetricConfiguration) -> dict[str, MetricConfiguration]:
@@ -399,7 +425,7 @@ class KeyAggregate(KindAggregate):
     metric_name = SECOND_PASS
 
     @classmethod
-    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Sql | OfKey | OwnAggregate:
+    def aggregate(cls, columns: Columns, kwargs: dict[str, Any], metrics: dict[str, Any]) -> Partial:
         kind = KINDS[kwargs["kind"]]
         on = measurable(kind, columns, kwargs)
         return OfKey(None if on is None else on.fields, cls.read(kind))

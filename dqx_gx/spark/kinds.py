@@ -10,9 +10,10 @@ A test holds both halves to the same names (``tests/kinds/test_catalog.py``).
 
 from __future__ import annotations
 
+import hashlib
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import reduce
@@ -78,6 +79,19 @@ class On:
     """The run's moment, for kinds whose expressions read it (:attr:`SparkKind.reads_now`)."""
     found: Sql | None = None
     """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
+    below: dict[str, Sql] | None = field(default=None, compare=False)
+    """Where the pass asks for it (:meth:`once`): the per-row values to compute below its aggregate, by name."""
+
+    def once(self, value: Sql) -> Sql:
+        """``value`` (a kind's costly per-row predicate), or, when the pass asks (:attr:`below`), a column of that
+        value computed once per row below its aggregate: the count and the samples' filter then both read it
+        instead of each evaluating it (an interpreted aggregate shares nothing between them). The name is the
+        value's digest, so the count and the samples of one rule name the same column, run after run."""
+        if self.below is None:
+            return value
+        name = f"{ONCE_PREFIX}{hashlib.sha256(value.text.encode()).hexdigest()[:16]}"
+        self.below[name] = value
+        return S.named(name)
 
     @property
     def field(self) -> StructField:
@@ -89,6 +103,9 @@ class On:
 
 
 SparkExpression = Callable[[On], Sql]
+
+ONCE_PREFIX = "_dqx_once_"
+"""The start of the name of a value :meth:`On.once` computes below the pass's aggregate."""
 
 
 @dataclass(frozen=True)
@@ -172,14 +189,18 @@ VIOLATIONS: Mapping[ConstraintKind, Callable[[Sql, StructField, Any], Sql]] = {
 def _violation(on: On) -> Sql:
     """True for a non-null value breaking the metric's constraint."""
     constraint = CONSTRAINT.of(on.metric)
-    return on.column.is_not_null() & VIOLATIONS[constraint.kind](on.column, on.field, constraint.value)
+    return on.once(on.column.is_not_null() & VIOLATIONS[constraint.kind](on.column, on.field, constraint.value))
 
 
 # --- the kinds ------------------------------------------------------------------------------------------
 
 
 def _is_in(on: On) -> Sql:
-    return X.is_in(on.column, on.field, VALUES.of(on.metric))
+    return on.once(X.is_in(on.column, on.field, VALUES.of(on.metric)))
+
+
+def _matches(on: On) -> Sql:
+    return on.once(X.matches(on.column, PATTERN.of(on.metric)))
 
 
 def _unlisted(on: On) -> Sql:
@@ -262,7 +283,7 @@ def _length_outside(on: On) -> Sql:
     """A non-NULL value whose length (characters of a string, items of an array) is outside the limits."""
     size = S.call("size" if isinstance(on.field.dataType, T.ArrayType) else "length", on.column)
     outside = (size < MIN_LENGTH.of(on.metric)) | (size > MAX_LENGTH.of(on.metric))
-    return on.column.is_not_null() & outside
+    return on.once(on.column.is_not_null() & outside)
 
 
 def _in_future(on: On) -> Sql:
@@ -270,7 +291,7 @@ def _in_future(on: On) -> Sql:
     the offset."""
     assert on.now is not None, "the run's moment (SparkKind.reads_now)"
     after = epoch_micros(on.now) + OFFSET.of(on.metric) * 1_000_000
-    return on.column.is_not_null() & (X.instant_micros(on.column, on.field) > after)
+    return on.once(on.column.is_not_null() & (X.instant_micros(on.column, on.field) > after))
 
 
 def _null_in_its_struct(on: On) -> Sql:
@@ -299,8 +320,8 @@ SPARK: Mapping[str, SparkKind] = {
     MetricKind.COUNT_VALUES: SparkKind(lambda on: X.count_if(_is_in(on)), lambda on: X.counted(_is_in(on))),
     MetricKind.UNLISTED_COUNT: SparkKind(lambda on: X.count_if(_unlisted(on)), _unlisted),
     MetricKind.PATTERN_INVALID_COUNT: SparkKind(
-        lambda on: X.num_rows() - X.count_if(X.matches(on.column, PATTERN.of(on.metric))),
-        lambda on: ~X.counted(X.matches(on.column, PATTERN.of(on.metric))),
+        lambda on: X.num_rows() - X.count_if(_matches(on)),
+        lambda on: ~X.counted(_matches(on)),
     ),
     MetricKind.VIOLATION_COUNT: SparkKind(lambda on: X.count_if(_violation(on)), lambda on: X.counted(_violation(on))),
     MetricKind.DUPLICATE_COUNT: SparkKind(
@@ -346,7 +367,7 @@ def count_of(kind: Kind, on: On) -> Sql:
     spark = spark_of(kind)
     if not on.metric.items:
         return spark.aggregate(on)
-    return X.count_if(_any_element(spark, on))
+    return X.count_if(on.once(_any_element(spark, on)))
 
 
 def marks_of(kind: Kind, on: On) -> Sql:
@@ -354,7 +375,7 @@ def marks_of(kind: Kind, on: On) -> Sql:
     and array items')."""
     spark = spark_of(kind)
     assert spark.predicate is not None  # a row-level kind
-    return _any_element(spark, on) if on.metric.items else spark.predicate(on)
+    return on.once(_any_element(spark, on)) if on.metric.items else spark.predicate(on)
 
 
 def _any_element(spark: SparkKind, on: On) -> Sql:
@@ -367,8 +388,8 @@ def _any_element(spark: SparkKind, on: On) -> Sql:
 
     def breaks(value: Sql, data_type: T.DataType, way: tuple[str, ...]) -> Sql:
         if not way:
-            element = StructField(on.field.name, data_type, True)
-            return X.counted(predicate(replace(on, fields=(element,), columns=(value,))))
+            element = StructField(on.field.name, data_type, True)  # the element's value has no column of its own
+            return X.counted(predicate(replace(on, fields=(element,), columns=(value,), below=None)))
         step, rest = way[0], way[1:]
         if step == "*":
             assert isinstance(data_type, T.ArrayType)

@@ -4,12 +4,15 @@ job, the same rows either way, sensitive values never shown."""
 from __future__ import annotations
 
 import json
+import operator
 import re
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
+from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +22,17 @@ from pyspark.sql import functions as F
 
 from dqx_gx import Contract, ContractWarning, run_contract
 from dqx_gx.cli import main
+from dqx_gx.expectations.built import BUILT
+from dqx_gx.kinds import Value
+from dqx_gx.kinds.kind import Reach
 from dqx_gx.report import to_json, to_junit, to_table
+from dqx_gx.spark import text as S
+from dqx_gx.spark.columns import Columns
+from dqx_gx.spark.kinds import On, count_of, marks_of
+from dqx_gx.spark.marks import RowRule, row_rules
+from dqx_gx.spark.own_expressions import own_expressions
 from dqx_gx.spark.samples import OVERSAMPLE, failed_row_samples
+from dqx_gx.spark.text import Sql
 from dqx_gx.spark_versions import BOTTOM_K
 from tests.conftest import shown
 from tests.documents import odcs_document
@@ -434,3 +446,109 @@ def test_a_gx_declared_rule_on_a_sensitive_column_is_skipped_not_shown(spark: Sp
     assert "write it as a library metric or an engine: dqx rule" in skipped.reason
     recorded = [evr.result for suite in run.checkpoint_result.run_results.values() for evr in suite.results]
     assert "98765" not in repr(recorded) and "98765" not in to_table(run) and "98765" not in to_json(run)
+
+
+@pytest.mark.compat
+@pytest.mark.skipif(not BOTTOM_K.available, reason="samples are taken in the pass from Spark 4.2 on")
+def test_a_pass_taking_a_pattern_rules_samples_computes_its_predicate_once_below_the_aggregate(
+    spark: SparkSession, contract: Contract
+) -> None:
+    """Spark's interpreted aggregate (``min_by`` with a count has no generated code) evaluates a ``FILTER`` apart
+    from its update: the rule's predicate is a column of the generated projection below it, which the count and the
+    samples' filter both read; the run without samples keeps its pass as it was."""
+    frame = people(spark, 3)
+    run_contract(contract, frame, samples=5)  # it fails: its next run takes the samples in the pass
+    with executed_plans(spark, "in the pass") as plans:
+        run_contract(contract, frame, samples=5)
+    (shared,) = [plan for plan in plans if "min_by(" in plan]
+    node = re.search(r"^\(\d+\) Project \[codegen id : \d+\]\nOutput \[\d+\]: \[(.*)\]$", shared, re.MULTILINE)
+    assert node is not None and re.search(r"RLIKE\(email#\d+, [^)]*\) AS (_dqx_once_\w+)#", node.group(1))
+    once = re.search(r"RLIKE\(email#\d+, [^)]*\) AS (_dqx_once_\w+)#", shared)
+    assert once is not None and shared.count("RLIKE") == 1  # the final plan's node and nowhere else
+    assert f"FILTER (WHERE NOT coalesce({once.group(1)}#" in shared and f"sum(cast({once.group(1)}#" in shared
+    with executed_plans(spark, "no samples") as plans:
+        run_contract(contract, frame, samples=0)
+    (shared,) = [plan for plan in plans if "count(1)" in plan and "RLIKE" in plan]
+    assert "_dqx_once_" not in shared and "Project" not in shared
+
+
+def test_a_count_read_from_its_predicate_computed_below_equals_the_kinds_own_aggregate(spark: SparkSession) -> None:
+    """What the pass relies on: for every kind whose predicate is computed once (:meth:`On.once`), its count and marks
+    read from that column equal its own aggregate and marks, NULLs (a count of no value is NULL) and arrays too, on
+    awkward rows, on a batch of NULLs only and on an empty one."""
+    contract = every_row_level_kind()
+    rows = awkward_rows()
+    batches = {
+        "awkward": spark.createDataFrame(rows, DDL),
+        "nulls": spark.createDataFrame([(i, *([None] * (len(rows[0]) - 1))) for i in range(3)], DDL),
+        "empty": spark.createDataFrame([], DDL),
+    }
+    columns = Columns.of(batches["awkward"])
+    applied: set[str] = set()
+    below: dict[str, Sql] = {}
+    counts, marks = [], []
+    for check in row_rules(contract, columns):
+        if not isinstance(check, RowRule) or check.kind.value is not Value.ROWS or check.marks.reach is not Reach.ROW:
+            continue
+        on = On(check.rule.metric, check.fields, tuple(S.col(f) for f in check.fields), now=NOW)
+        asked: dict[str, Sql] = {}
+        projected = (count_of(check.kind, replace(on, below=asked)), marks_of(check.kind, replace(on, below=asked)))
+        if not asked:
+            continue
+        applied.add(check.kind.name + (" items" if check.rule.metric.items else ""))
+        below |= asked
+        counts.append((check.rule.name, count_of(check.kind, on), projected[0]))
+        marks.append((check.rule.name, marks_of(check.kind, on), projected[1]))
+    assert applied >= {
+        "invalid_count",
+        "missing_count",
+        "count_values",
+        "unlisted_count",
+        "pattern_invalid_count",
+        "pattern_invalid_count items",
+        "violation_count",
+        "length_outside_count",
+        "future_count",
+    }, applied
+    for name, batch in batches.items():
+        with own_expressions():
+            frame = batch.select("*", *(value.column().alias(column) for column, value in below.items()))
+            (row,) = frame.agg(*(c.column() for _, own, read in counts for c in (own, read))).collect()
+            differing = frame.where(
+                reduce(operator.or_, [~own.column().eqNullSafe(read.column()) for _, own, read in marks])
+            )
+        assert [row[2 * i] for i in range(len(counts))] == [row[2 * i + 1] for i in range(len(counts))], name
+        assert differing.count() == 0, name
+        if name == "nulls":  # the kinds' own NULLs survive the column below
+            assert None in [row[2 * i] for i in range(len(counts))]
+
+
+@pytest.mark.compat
+def test_a_run_computing_predicates_once_gives_what_it_gave_computing_them_in_the_aggregate(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same run with the predicates computed below the aggregate and inside it: the same verdicts, counts and
+    rows shown."""
+    contract, frame, references = every_row_level_kind(), spark.createDataFrame(awkward_rows(), DDL), statuses(spark)
+
+    def outcome() -> list[tuple[Any, ...]]:
+        run = run_contract(contract, frame, references=references, now=NOW, samples=3)
+        return [
+            (r.rule.id, r.assertion.status, r.observed, r.rows_marked, shown(r, "failed rows"))
+            for r in run.rule_results
+        ]
+
+    outcome()  # its failing rules' samples are taken in the pass from the next run on
+    with executed_plans(spark, "once") as plans:
+        once = outcome()
+    assert any("_dqx_once_" in plan for plan in plans) == BOTTOM_K.available
+    monkeypatch.setattr(On, "once", lambda self, value: value)
+    BUILT.clear()  # the columns built with the predicates below
+    try:
+        with executed_plans(spark, "inside") as plans:
+            inside = outcome()
+    finally:
+        BUILT.clear()
+    assert not any("_dqx_once_" in plan for plan in plans)
+    assert once == inside
+    assert sum(1 for r in once if r[4] is not None) >= 10
