@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, TypeAlias
 
 from great_expectations.core.metric_domain_types import MetricDomainTypes
 from great_expectations.core.metric_function_types import MetricPartialFunctionTypes
@@ -269,7 +269,7 @@ class OwnAggregate:
     column: Column
 
 
-Partial = Sql | OfKey | OwnAggregate | gx_private.OverProjection
+Partial: TypeAlias = "Sql | OfKey | OwnAggregate | gx_private.OverProjection"  # gx_private may be importing us
 """What an aggregate metric gives its pass: a column of the shared ``df.agg``, or what stands for one."""
 
 
