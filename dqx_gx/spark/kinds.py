@@ -10,10 +10,11 @@ A test holds both halves to the same names (``tests/kinds/test_catalog.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from functools import reduce
@@ -79,7 +80,7 @@ class On:
     """The run's moment, for kinds whose expressions read it (:attr:`SparkKind.reads_now`)."""
     found: Sql | None = None
     """For reference marks: true where the row's key is a key of the referenced dataset (joined in first)."""
-    below: dict[str, Sql] | None = field(default=None, compare=False)
+    below: dict[str, Sql] | None = dataclasses.field(default=None, compare=False)  # On.field is its own
     """Where the pass asks for it (:meth:`once`): the per-row values to compute below its aggregate, by name."""
 
     def once(self, value: Sql) -> Sql:
