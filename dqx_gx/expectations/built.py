@@ -19,7 +19,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
+from pyspark.sql import Column, DataFrame
+
 from dqx_gx.spark.own_expressions import own_expressions
+from dqx_gx.spark.text import Sql
 
 T = TypeVar("T")
 
@@ -66,3 +69,10 @@ def frozen(values: Mapping[str, Any]) -> str:
 
 
 BUILT = BuiltColumns()
+
+
+def column_of(expression: Sql, kind: type[DataFrame]) -> Column:
+    """``expression`` as a ``Column`` for a DataFrame of type ``kind`` (classic or Connect), kept by its text:
+    metrics built from different arguments often come to the same text (the typed NULL of every metric a batch
+    cannot measure, ``count(1)``), and each ``Column`` made is a round trip through a classic session's gateway."""
+    return BUILT.get((Sql, kind, expression.text), expression.column)

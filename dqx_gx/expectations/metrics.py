@@ -41,7 +41,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dqx_gx import gx_private
-from dqx_gx.expectations.built import BUILT, frozen
+from dqx_gx.expectations.built import BUILT, column_of, frozen
 from dqx_gx.kinds import KINDS, Kind, Metric
 from dqx_gx.rules.opt_in import not_given
 from dqx_gx.rules.partitions import from_micros
@@ -226,7 +226,7 @@ class Aggregate(TableMetricProvider):
         )
         columns = Columns.of(df)
         key = (cls, type(df), columns, frozen(metric_value_kwargs), frozen(metrics))
-        column = BUILT.get(key, lambda: _partial(cls.aggregate(columns, metric_value_kwargs, metrics)))
+        column = BUILT.get(key, lambda: _partial(cls.aggregate(columns, metric_value_kwargs, metrics), type(df)))
         return column, compute_kwargs, accessor_kwargs
 
     @classmethod
@@ -234,8 +234,8 @@ class Aggregate(TableMetricProvider):
         raise NotImplementedError
 
 
-def _partial(aggregate: Partial) -> Column | OfKey | OwnAggregate | gx_private.OverProjection:
-    return aggregate.column() if isinstance(aggregate, Sql) else aggregate
+def _partial(aggregate: Partial, kind: type[DataFrame]) -> Column | OfKey | OwnAggregate | gx_private.OverProjection:
+    return column_of(aggregate, kind) if isinstance(aggregate, Sql) else aggregate
 
 
 def over_once(columns: Columns, build: Callable[[dict[str, Sql] | None], Sql]) -> Sql | gx_private.OverProjection:

@@ -119,7 +119,7 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
     repeated = rows > 1
     by_name = {column: S.named(name[column]).column() for column in columns}
     return KeyQuery(
-        selected=tuple(S.col(address[column]).column().alias(name[column]) for column in columns),
+        selected=tuple(S.col(address[column]).column(name[column]) for column in columns),
         grouped_by=tuple(by_name.values()),
         grouping_sets=tuple(tuple(by_name[column] for column in key_set) for key_set in sets),
         each_set=S.call(
@@ -137,8 +137,8 @@ def key_query(keys: Sequence[Key]) -> KeyQuery:
         ).column(),
         # one set: a plain grouping (no row expanded, no column limit), no column left out
         per_group=(
-            num_rows().column().alias("_dqx_rows"),
-            (S.lit(0) if len(sets) == 1 else S.call("grouping_id")).column().alias("_dqx_set"),
+            num_rows().column("_dqx_rows"),
+            (S.lit(0) if len(sets) == 1 else S.call("grouping_id")).column("_dqx_set"),
         ),
         set_id=set_id.column(),
         per_set=tuple(

@@ -54,9 +54,15 @@ class Sql:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def column(self) -> Column:
-        """The expression as a PySpark ``Column``: one round trip through a classic session's gateway."""
-        return F.expr(self.text)
+    def column(self, name: str | None = None) -> Column:
+        """The expression as a PySpark ``Column``: one round trip through a classic session's gateway. Named
+        ``name``, if given, in the same text rather than by another round trip (``Column.alias``); not a name
+        holding ``$``, which Spark would substitute before parsing."""
+        if name is None:
+            return F.expr(self.text)
+        if "$" in name:
+            raise ValueError(f"an expression is not named by text holding '$': {name!r}")
+        return F.expr(f"{self.text} AS {quote_identifier(name)}")
 
     def __repr__(self) -> str:
         return f"Sql({self.text})"

@@ -169,6 +169,15 @@ def test_names_are_names_under_variable_substitution_and_regex_column_names(spar
     assert list(found or ()) == [1, 200, 6]
 
 
+def test_a_column_named_in_its_text_has_the_name_whatever_it_holds(spark: SparkSession) -> None:
+    frame = spark.createDataFrame([(2,)], "n int")
+    named = frame.select((S.named("n") + 1).column("a.b `c`"), S.lit("x").column("_dqx_key_0"))
+    assert named.columns == ["a.b `c`", "_dqx_key_0"]
+    assert list(named.first() or ()) == [3, "x"]
+    with pytest.raises(ValueError, match="holding"):
+        S.lit(1).column("a${x}")
+
+
 def test_a_name_that_text_cannot_hold_is_refused() -> None:
     assert S.lit(1).field("a `b`").text == "(1).`a ``b```"  # backticked, its backticks doubled
     with pytest.raises(ValueError, match="holding"):
