@@ -87,7 +87,8 @@ class On:
         """``value`` (a kind's costly per-row predicate), or, when the pass asks (:attr:`below`), a column of that
         value computed once per row below its aggregate: the count and the samples' filter then both read it
         instead of each evaluating it (an interpreted aggregate shares nothing between them). The name is the
-        value's digest, so the count and the samples of one rule name the same column, run after run."""
+        value's digest, so the count and the samples of one rule name the same column (and each run the same, unless
+        the value reads the run's moment)."""
         if self.below is None:
             return value
         name = f"{ONCE_PREFIX}{hashlib.sha256(value.text.encode()).hexdigest()[:16]}"
