@@ -411,7 +411,8 @@ class OverProjection:
 
     aggregate: Column
     below: tuple[tuple[str, Column], ...]
-    """Each column's name and value (the same name means the same value, whichever partial gives it)."""
+    """Each column's name and its value, already named so (the same name means the same value, whichever partial
+    gives it)."""
 
 
 _BELOW: ContextVar[Mapping[IDDictID, Mapping[str, Column]] | None] = ContextVar("dqx_gx_below", default=None)
@@ -475,7 +476,7 @@ def resolve_metric_bundles(
         df = records(domain_kwargs=domain_kwargs)
         below = _BELOW.get()
         if below and (columns := below.get(IDDict(domain_kwargs).to_id())):
-            return df.select("*", *(value.alias(name) for name, value in columns.items()))
+            return df.select("*", *columns.values())
         return df
 
     def in_id_order(metric_fn_bundle: Iterable[MetricComputationConfiguration]) -> Any:

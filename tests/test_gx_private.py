@@ -988,7 +988,7 @@ def test_a_partial_over_a_projection_reads_its_column_below_that_bundles_df_agg_
     engine = SparkDFExecutionEngine.__new__(SparkDFExecutionEngine)
     engine.get_domain_records = lambda domain_kwargs: frame  # type: ignore[method-assign]  # the batch's records
     resolve_metric_bundles(engine, _Apart, lambda df, partials: [])
-    below = (("_dqx_once_t", F.col("t").isNotNull()),)
+    below = (("_dqx_once_t", F.col("t").isNotNull().alias("_dqx_once_t")),)
     bundle = [
         _partial("a.rows", F.count(F.lit(1))),
         _partial("b.marked", OverProjection(F.sum(F.col("_dqx_once_t").cast("int")), below)),

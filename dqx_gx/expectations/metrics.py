@@ -248,7 +248,8 @@ def over_once(columns: Columns, build: Callable[[dict[str, Sql] | None], Sql]) -
         return aggregate
     if any(columns.find(name) is not None for name in below):
         return build(None)
-    return gx_private.OverProjection(aggregate.column(), tuple((name, value.column()) for name, value in below.items()))
+    named = tuple((name, value.column(name)) for name, value in below.items())
+    return gx_private.OverProjection(aggregate.column(), named)
 
 
 @dataclass(frozen=True)
