@@ -38,6 +38,10 @@ ANSWER_TIMEOUT = 5.0  # seconds an endpoint has to accept a connection
 # Settings that shorten a JVM start for a short-lived command: no web UI (its Jetty server and
 # listeners), no console progress bars; Spark logs errors only unless -v. --conf overrides them.
 _JVM_SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+# Spark keeps 100 generated classes by default, a few contracts' worth: a server or a command running
+# several contracts on one session would compile them again run after run. 1,000 keeps dozens of contracts'
+# code; the setting is fixed when the JVM starts, so a Connect server's or a cluster's is theirs.
+_CODE_CACHE = {"spark.sql.codegen.cache.maxEntries": "1000"}
 _QUIET = {"spark.log.level": "ERROR"}
 # Spark 4.1 reads Parquet TIME(MICROS) columns (as other tools write them) only with its TIME type on.
 _READ_SETTINGS = {"spark.sql.timeType.enabled": "true"}
@@ -129,7 +133,7 @@ def _started(
     else:
         assert where.master is not None
         builder = builder.master(where.master).appName("dqx-gx")
-        settings |= _JVM_SETTINGS
+        settings |= _JVM_SETTINGS | _CODE_CACHE
         driver = [_UTC]
         if not verbose:
             settings |= _QUIET
