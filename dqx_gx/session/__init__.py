@@ -40,7 +40,7 @@ ANSWER_TIMEOUT = 5.0  # seconds an endpoint has to accept a connection
 _JVM_SETTINGS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
 # Spark keeps 100 generated classes by default, a few contracts' worth: a server or a command running
 # several contracts on one session would compile them again run after run. 1,000 keeps dozens of contracts'
-# code; the setting is fixed when the JVM starts, so a Connect server's or a cluster's is theirs.
+# code; the setting is fixed when a JVM starts, so a Connect server's is the server's.
 _CODE_CACHE = {"spark.sql.codegen.cache.maxEntries": "1000"}
 _QUIET = {"spark.log.level": "ERROR"}
 # Spark 4.1 reads Parquet TIME(MICROS) columns (as other tools write them) only with its TIME type on.
